@@ -1,0 +1,103 @@
+/**
+ * What the gate reads from the chain. Every method either returns data that was validated
+ * against Solana's documented wire format (../shared/SOLANA.md) or throws a GateError
+ * 503 UPSTREAM_UNAVAILABLE (unreachable, HTTP/JSON-RPC error, rate limited, timed out, malformed
+ * reply). Callers never see a partial answer: fail closed.
+ */
+export interface AccountInfo {
+  /** Program owning the account (base58). */
+  owner: string;
+  lamports: number;
+  /** Account data, or the requested slice of it. */
+  data: Buffer;
+  executable: boolean;
+}
+
+export interface KeyedAccount {
+  pubkey: string;
+  account: AccountInfo;
+}
+
+export interface DataSlice {
+  offset: number;
+  length: number;
+}
+
+export type ProgramAccountsFilter = { dataSize: number } | { memcmp: { offset: number; bytes: string } };
+
+export interface SignatureInfo {
+  signature: string;
+  slot: number;
+  /** null when the transaction succeeded. */
+  err: unknown;
+  blockTime: number | null;
+  memo: string | null;
+}
+
+export interface TokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner: string | undefined;
+  programId: string | undefined;
+  /** Base units, as the chain stores them. */
+  amount: bigint;
+  decimals: number;
+}
+
+export interface ChainInstruction {
+  programId: string;
+  /** Account keys the instruction touches. */
+  accounts: string[];
+  /** Raw instruction data. */
+  data: Buffer;
+}
+
+/** A transaction as getTransaction returns it, flattened into what the features need. */
+export interface ChainTransaction {
+  signature: string;
+  slot: number;
+  blockTime: number | null;
+  err: unknown;
+  /** Static keys, then loaded writable, then loaded readonly addresses (how accountIndex counts). */
+  accountKeys: string[];
+  /** Lamports by account index. */
+  preBalances: bigint[];
+  postBalances: bigint[];
+  preTokenBalances: TokenBalance[];
+  postTokenBalances: TokenBalance[];
+  /** Top-level instructions, then inner instructions, in order. */
+  instructions: ChainInstruction[];
+}
+
+export interface ChainReader {
+  /**
+   * Summed balance (base units) of each mint over the wallet's token accounts of both token
+   * programs, as counted by HOLDINGS_SCOPE (`ata`: its associated token accounts, read through the
+   * batched getMultipleAccounts path; `all`: every token account it owns). A mint the wallet holds
+   * nothing of maps to 0n. Mints must be valid base58 32-byte addresses.
+   */
+  getTokenBalances(wallet: string, mints: readonly string[]): Promise<Map<string, bigint>>;
+  /** Batched, deduplicated, limited: concurrent callers share getMultipleAccounts calls. */
+  getMultipleAccounts(keys: readonly string[], slice?: DataSlice): Promise<(AccountInfo | null)[]>;
+  /** One page, newest first (limit ≤ 1000; before/until exclusive). */
+  getSignaturesForAddress(
+    address: string,
+    options: { limit: number; before?: string; until?: string },
+  ): Promise<SignatureInfo[]>;
+  /** JSON-RPC batched under the concurrency limiter; null for a transaction the node does not have. */
+  getTransactions(signatures: readonly string[]): Promise<(ChainTransaction | null)[]>;
+  getProgramAccounts(
+    programId: string,
+    options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice },
+  ): Promise<KeyedAccount[]>;
+  /** Counters for metrics and the benchmark. */
+  stats(): ChainStats;
+  close(): Promise<void>;
+}
+
+export interface ChainStats {
+  httpRequests: number;
+  rpcCalls: Record<string, number>;
+  errors: number;
+  batchedKeys: number;
+}

@@ -1,0 +1,166 @@
+import os from 'node:os';
+import ms from 'ms';
+
+/**
+ * Every setting of the gate, read and validated once at start-up (CONTRACT §1 plus the project's
+ * own knobs, each documented in the README with its default). An invalid value throws ConfigError
+ * naming the variable; main() prints it and exits 1.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  jwtSecret: string;
+  jwtExpirySeconds: number;
+  rpcUrls: string[];
+  mechanism: string;
+  nonceTtlSeconds: number;
+  holdingsScope: 'ata' | 'all';
+  redisUrl: string | undefined;
+  trustProxy: number;
+  rateLimitPerMinute: number;
+  /** Worker threads verifying signatures; 0 verifies on the main thread. */
+  workerThreads: number;
+  /** Most signatures sent to a worker in one task. */
+  verifyBatchSize: number;
+  rpcConcurrency: number;
+  rpcBatchWindowMs: number;
+  rpcTimeoutMs: number;
+  rpcRetries: number;
+  rpcCommitment: 'processed' | 'confirmed' | 'finalized';
+  /** Longest a request's headers may be, in bytes, before 431. */
+  maxHeaderBytes: number;
+  corsOrigins: string[];
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  shutdownTimeoutMs: number;
+  /** Most getSignaturesForAddress pages (1000 each) a history walk may read (age, activity, timelock). */
+  historyMaxPages: number;
+  /** Most getTransaction reads one activity or timelock check may make. */
+  historyMaxTransactions: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, why: string) {
+    super(`Invalid configuration: ${variable} ${why}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string, fallback?: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') {
+    if (fallback === undefined) throw new ConfigError(name, 'is required but not set');
+    return fallback;
+  }
+  return raw.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const value = text(env, name, fallback).toLowerCase() as T;
+  if (!allowed.includes(value)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${env[name]}"`);
+  return value;
+}
+
+function duration(env: Env, name: string, fallback: string): number {
+  const raw = text(env, name, fallback);
+  let millis: number | undefined;
+  try {
+    millis = ms(raw as ms.StringValue);
+  } catch {
+    millis = undefined;
+  }
+  if (typeof millis !== 'number' || !Number.isFinite(millis) || millis < 1000) {
+    throw new ConfigError(name, `must be a duration such as 30d, 12h or 900s (at least 1s), got "${raw}"`);
+  }
+  return Math.floor(millis / 1000);
+}
+
+function urlList(env: Env, name: string): string[] {
+  const urls = text(env, name)
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  if (urls.length === 0) throw new ConfigError(name, 'must list at least one URL');
+  for (const url of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new ConfigError(name, `contains an invalid URL "${url}"`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new ConfigError(name, `must use http or https, got "${url}"`);
+    }
+  }
+  return urls;
+}
+
+export function defaultWorkerThreads(): number {
+  // Measured in bench/RESULTS.md: see the README's Performance section for why.
+  return Math.max(1, Math.min(os.availableParallelism() - 1, 8));
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const jwtSecret = text(env, 'JWT_SECRET');
+  if (jwtSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 characters (use a random string, e.g. `openssl rand -base64 48`)');
+  }
+  const mechanism = text(env, 'X404_MECHANISM', 'SERVICE404');
+  if (!/^[A-Za-z0-9]{1,32}$/.test(mechanism)) {
+    throw new ConfigError('X404_MECHANISM', 'must be 1–32 letters or digits');
+  }
+  const redisUrl = env.REDIS_URL?.trim() || undefined;
+  if (redisUrl) {
+    try {
+      const protocol = new URL(redisUrl).protocol;
+      if (protocol !== 'redis:' && protocol !== 'rediss:') throw new Error('protocol');
+    } catch {
+      throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL, got "${redisUrl}"`);
+    }
+  }
+  const workerRaw = env.WORKER_THREADS?.trim();
+  const workerThreads =
+    workerRaw === undefined || workerRaw === '' || workerRaw === 'auto'
+      ? defaultWorkerThreads()
+      : integer(env, 'WORKER_THREADS', 0, 0, 256);
+
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: text(env, 'HOST', '0.0.0.0'),
+    jwtSecret,
+    jwtExpirySeconds: duration(env, 'JWT_EXPIRY', '30d'),
+    rpcUrls: urlList(env, 'SOLANA_RPC_URL'),
+    mechanism,
+    nonceTtlSeconds: integer(env, 'NONCE_TTL_SECONDS', 300, 1, 86_400),
+    holdingsScope: oneOf(env, 'HOLDINGS_SCOPE', 'ata', ['ata', 'all'] as const),
+    redisUrl,
+    trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 32),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
+    workerThreads,
+    verifyBatchSize: integer(env, 'VERIFY_BATCH_SIZE', 64, 1, 4096),
+    rpcConcurrency: integer(env, 'RPC_CONCURRENCY', 8, 1, 1024),
+    rpcBatchWindowMs: integer(env, 'RPC_BATCH_WINDOW_MS', 2, 0, 1000),
+    rpcTimeoutMs: integer(env, 'RPC_TIMEOUT_MS', 5000, 100, 120_000),
+    rpcRetries: integer(env, 'RPC_RETRIES', 2, 0, 10),
+    rpcCommitment: oneOf(env, 'RPC_COMMITMENT', 'confirmed', ['processed', 'confirmed', 'finalized'] as const),
+    maxHeaderBytes: integer(env, 'MAX_HEADER_BYTES', 32_768, 1024, 1_048_576),
+    corsOrigins: text(env, 'CORS_ORIGINS', '*')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    historyMaxPages: integer(env, 'HISTORY_MAX_PAGES', 20, 1, 1000),
+    historyMaxTransactions: integer(env, 'HISTORY_MAX_TRANSACTIONS', 500, 1, 100_000),
+  };
+}

@@ -1,0 +1,32 @@
+import type { ChainReader } from '../chain/types.js';
+import type { Config } from '../config.js';
+import type { FeatureName } from './names.js';
+
+/** Request headers, names lower-cased, read synchronously from uWS before any await. */
+export type HeaderBag = ReadonlyMap<string, string>;
+
+export interface FeatureContext {
+  chain: ChainReader;
+  config: Config;
+  /** Milliseconds since the epoch (injectable for tests). */
+  now(): number;
+}
+
+/** Feature results: merged into the success body and into the token's claims (e.g. `tier`). */
+export type FeatureResults = Record<string, unknown>;
+
+/**
+ * One module per feature under src/features/, all of this shape. `parse` turns the feature's
+ * headers into typed parameters or throws GateError 400 (MISSING_HEADER / INVALID_HEADER);
+ * `check` reads the chain and returns results, or throws GateError with the contract's status and
+ * code when the wallet does not meet the requirement (or 503 when the chain cannot be read).
+ */
+export interface Feature<Params = unknown> {
+  name: FeatureName;
+  /** Header names (lower case) whose values form the policy; their digest is the token's `pol`. */
+  policyHeaders: readonly string[];
+  /** blacklist requires the geolocation headers (SEED-SPEC §4.2); elsewhere absent means off. */
+  geoRequired: boolean;
+  parse(headers: HeaderBag): Params;
+  check(wallet: string, params: Params, context: FeatureContext): Promise<FeatureResults>;
+}
