@@ -16,6 +16,9 @@ export interface Config {
   nonceTtlSeconds: number;
   holdingsScope: 'ata' | 'all';
   redisUrl: string | undefined;
+  /** Treat REDIS_URL as a seed node of a Redis Cluster. */
+  redisCluster: boolean;
+  redisKeyPrefix: string;
   trustProxy: number;
   rateLimitPerMinute: number;
   /** Worker threads verifying signatures; 0 verifies on the main thread. */
@@ -144,6 +147,8 @@ export function loadConfig(env: Env = process.env): Config {
     nonceTtlSeconds: integer(env, 'NONCE_TTL_SECONDS', 300, 1, 86_400),
     holdingsScope: oneOf(env, 'HOLDINGS_SCOPE', 'ata', ['ata', 'all'] as const),
     redisUrl,
+    redisCluster: oneOf(env, 'REDIS_CLUSTER', 'false', ['true', 'false'] as const) === 'true',
+    redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX', 'x404:'),
     trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 32),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
     workerThreads,

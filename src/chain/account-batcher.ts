@@ -1,0 +1,145 @@
+import type { Config } from '../config.js';
+import { GateError } from '../errors.js';
+import { addressBytes } from './address.js';
+import { contextValue, isCount, malformed, parseAccountInfo } from './replies.js';
+import type { RpcClient, RpcRequest } from './rpc.js';
+import type { AccountInfo, DataSlice } from './types.js';
+
+/** The validator refuses more keys per getMultipleAccounts (-32602, SOLANA.md). */
+export const MAX_KEYS_PER_CALL = 100;
+
+interface Waiter {
+  keys: readonly string[];
+  resolve(accounts: (AccountInfo | null)[]): void;
+  reject(error: unknown): void;
+}
+
+/** Callers asking for the same data slice (or none) share calls. */
+interface SliceGroup {
+  slice: DataSlice | undefined;
+  keys: Set<string>;
+  waiters: Waiter[];
+}
+
+/**
+ * Merges concurrent getMultipleAccounts callers. Keys asked for within one window
+ * (RPC_BATCH_WINDOW_MS; 0 = the next setImmediate) are deduplicated, split into calls of at most
+ * 100 keys per data slice, and all calls go out as JSON-RPC batches through the RPC client (which
+ * packs them into as few HTTP bodies as the size limit allows, under RPC_CONCURRENCY).
+ *
+ * Each caller gets exactly its keys' accounts in its order. If a call carrying any of its keys
+ * fails (or its reply is malformed), the caller's promise rejects with the 503: fail closed, no
+ * partial answers. Callers whose keys all landed in calls that succeeded are unaffected.
+ */
+export class AccountBatcher {
+  private groups = new Map<string, SliceGroup>();
+  private flushScheduled = false;
+  private keysSent = 0;
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly config: Pick<Config, 'rpcBatchWindowMs' | 'rpcCommitment'>,
+  ) {}
+
+  /** Keys must be base58 addresses (TypeError otherwise, so one caller's bad key cannot fail a shared call). */
+  load(keys: readonly string[], slice?: DataSlice): Promise<(AccountInfo | null)[]> {
+    for (const key of keys) addressBytes(key);
+    if (slice !== undefined && !(isCount(slice.offset) && isCount(slice.length))) {
+      throw new TypeError('dataSlice offset and length must be whole numbers');
+    }
+    if (keys.length === 0) return Promise.resolve([]);
+    const groupKey = slice === undefined ? 'whole' : `${slice.offset}:${slice.length}`;
+    let group = this.groups.get(groupKey);
+    if (group === undefined) {
+      group = { slice, keys: new Set(), waiters: [] };
+      this.groups.set(groupKey, group);
+    }
+    for (const key of keys) group.keys.add(key);
+    const promise = new Promise<(AccountInfo | null)[]>((resolve, reject) => group.waiters.push({ keys: [...keys], resolve, reject }));
+    this.scheduleFlush();
+    return promise;
+  }
+
+  /** Keys sent in getMultipleAccounts calls (after deduplication). */
+  batchedKeys(): number {
+    return this.keysSent;
+  }
+
+  /** Sends whatever is queued now (used on shutdown). */
+  async flushNow(): Promise<void> {
+    await this.flush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    const run = (): void => void this.flush();
+    if (this.config.rpcBatchWindowMs === 0) setImmediate(run);
+    else setTimeout(run, this.config.rpcBatchWindowMs);
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const groups = [...this.groups.values()];
+    this.groups = new Map();
+    try {
+      await this.send(groups);
+    } catch (error) {
+      // A bug must not leave callers waiting forever.
+      for (const group of groups) for (const waiter of group.waiters) waiter.reject(error);
+    }
+  }
+
+  private async send(groups: SliceGroup[]): Promise<void> {
+    if (groups.length === 0) return;
+    const calls: { group: SliceGroup; keys: string[] }[] = [];
+    for (const group of groups) {
+      const unique = [...group.keys];
+      for (let start = 0; start < unique.length; start += MAX_KEYS_PER_CALL) {
+        calls.push({ group, keys: unique.slice(start, start + MAX_KEYS_PER_CALL) });
+      }
+    }
+    const requests: RpcRequest[] = calls.map(({ group, keys }) => {
+      this.keysSent += keys.length;
+      const options: Record<string, unknown> = { encoding: 'base64', commitment: this.config.rpcCommitment };
+      if (group.slice !== undefined) options.dataSlice = group.slice;
+      return { method: 'getMultipleAccounts', params: [keys, options] };
+    });
+    const outcomes = await this.rpc.batch(requests);
+
+    const found = new Map<SliceGroup, Map<string, AccountInfo | null>>();
+    const failed = new Map<SliceGroup, Map<string, GateError>>();
+    calls.forEach(({ group, keys }, i) => {
+      const outcome = outcomes[i]!;
+      try {
+        if (!outcome.ok) throw outcome.error;
+        const accounts = parseAccountList(outcome.result, keys.length, group.slice);
+        const results = found.get(group) ?? found.set(group, new Map()).get(group)!;
+        keys.forEach((key, k) => results.set(key, accounts[k]!));
+      } catch (error) {
+        const errors = failed.get(group) ?? failed.set(group, new Map()).get(group)!;
+        const gateError = error instanceof GateError ? error : malformed('getMultipleAccounts', 'unreadable reply');
+        for (const key of keys) errors.set(key, gateError);
+      }
+    });
+
+    for (const group of groups) {
+      const results = found.get(group);
+      const errors = failed.get(group);
+      for (const waiter of group.waiters) {
+        const error = errors && waiter.keys.map((key) => errors.get(key)).find((e) => e !== undefined);
+        if (error) waiter.reject(error);
+        else waiter.resolve(waiter.keys.map((key) => results!.get(key)!));
+      }
+    }
+  }
+}
+
+/** `value` must hold exactly one entry (account or null) per requested key. */
+function parseAccountList(result: unknown, expected: number, slice: DataSlice | undefined): (AccountInfo | null)[] {
+  const value = contextValue(result, 'getMultipleAccounts');
+  if (!Array.isArray(value) || value.length !== expected) {
+    throw malformed('getMultipleAccounts', `expected ${expected} accounts`);
+  }
+  return value.map((raw: unknown) => (raw === null ? null : parseAccountInfo(raw, 'getMultipleAccounts', slice?.length)));
+}

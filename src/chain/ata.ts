@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { addressBytes, encodeAddress } from './address.js';
+import { isOnCurve } from './ed25519-on-curve.js';
+import { LruCache } from './lru.js';
+import { ASSOCIATED_TOKEN_PROGRAM_ID } from './programs.js';
+
+const PDA_MARKER = Buffer.from('ProgramDerivedAddress');
+const ATA_PROGRAM = addressBytes(ASSOCIATED_TOKEN_PROGRAM_ID);
+const MAX_SEED_BYTES = 32;
+const MAX_SEEDS = 16;
+
+/**
+ * Solana's find_program_address: the first bump from 255 down for which
+ * sha256(seeds… ‖ bump ‖ programId ‖ "ProgramDerivedAddress") is not a curve point (so no private
+ * key can sign for it). About half of all hashes are off the curve, so ~2 tries on average.
+ */
+export function findProgramAddress(seeds: readonly Uint8Array[], programId: Uint8Array): { address: Buffer; bump: number } {
+  if (seeds.length >= MAX_SEEDS || seeds.some((seed) => seed.length > MAX_SEED_BYTES)) {
+    throw new TypeError('at most 15 seeds of at most 32 bytes each (the bump is the 16th)');
+  }
+  const bumpSeed = Buffer.alloc(1);
+  for (let bump = 255; bump >= 0; bump--) {
+    bumpSeed[0] = bump;
+    const hash = createHash('sha256');
+    for (const seed of seeds) hash.update(seed);
+    const address = hash.update(bumpSeed).update(programId).update(PDA_MARKER).digest();
+    if (!isOnCurve(address)) return { address, bump };
+  }
+  throw new Error('no bump gives an off-curve address'); // probability 2^-256
+}
+
+/** Associated token account of (owner, mint) under one token program: seeds [owner, program, mint]. */
+export function deriveAssociatedTokenAddress(owner: Uint8Array, mint: Uint8Array, tokenProgram: Uint8Array): Buffer {
+  return findProgramAddress([owner, tokenProgram, mint], ATA_PROGRAM).address;
+}
+
+/**
+ * Bounded LRU of derived ATAs. A login asks for the same few (wallet, mint) pairs again and again
+ * (re-authentication, several features, retries). 100k entries hold the ATAs of ~25k wallets for
+ * two mints under both programs; each entry is a ~135-character key and a 44-character value,
+ * about 0.3 KB with Map overhead (measured by bench/ata.ts), so ~30 MB when full.
+ */
+export const ATA_CACHE_CAPACITY = 100_000;
+const ataCache = new LruCache<string, string>(ATA_CACHE_CAPACITY);
+
+/** Base58 ATA address for base58 inputs, cached. Throws TypeError for an input that is not an address. */
+export function associatedTokenAddress(owner: string, mint: string, tokenProgram: string): string {
+  // ':' is outside the base58 alphabet, so distinct triples cannot form the same key.
+  const key = `${owner}:${tokenProgram}:${mint}`;
+  let address = ataCache.get(key);
+  if (address === undefined) {
+    address = encodeAddress(deriveAssociatedTokenAddress(addressBytes(owner), addressBytes(mint), addressBytes(tokenProgram)));
+    ataCache.set(key, address);
+  }
+  return address;
+}
+
+/** For benchmarks and tests that need cold derivations. */
+export function clearAtaCache(): void {
+  ataCache.clear();
+}

@@ -1,0 +1,76 @@
+import type { Config } from '../config.js';
+import { addressBytes } from './address.js';
+import type { AccountBatcher } from './account-batcher.js';
+import { associatedTokenAddress } from './ata.js';
+import { TOKEN_PROGRAM_IDS } from './programs.js';
+import { contextValue, malformed, parseKeyedAccounts } from './replies.js';
+import type { RpcClient } from './rpc.js';
+import { TOKEN_ACCOUNT_HEAD_SIZE, TokenAccountError, readTokenAccount, readTokenAccountHead } from './token-account.js';
+
+/**
+ * Token balances per mint, summed as bigint over both token programs. An account counts only when
+ * it proves itself: owned by the token program it was looked up under, and its own bytes name the
+ * wallet and the mint. A lying or buggy RPC can hide a holding (as it could by answering null) but
+ * cannot attribute someone else's tokens to the wallet.
+ */
+
+/** HOLDINGS_SCOPE=ata: the wallet's associated token account per mint under each token program. */
+export async function readAtaBalances(batcher: AccountBatcher, wallet: string, mints: readonly string[]): Promise<Map<string, bigint>> {
+  const walletBytes = addressBytes(wallet);
+  const balances = new Map<string, bigint>();
+  const lookups: { mint: string; mintBytes: Buffer; program: string }[] = [];
+  for (const mint of mints) {
+    if (balances.has(mint)) continue;
+    balances.set(mint, 0n);
+    const mintBytes = addressBytes(mint);
+    for (const program of TOKEN_PROGRAM_IDS) lookups.push({ mint, mintBytes, program });
+  }
+  const keys = lookups.map(({ mint, program }) => associatedTokenAddress(wallet, mint, program));
+  // Mint, owner and amount are the first 72 bytes. The slice hides Token-2022's account-type byte,
+  // which is fine here: only the ATA program creates accounts at these addresses.
+  const accounts = await batcher.load(keys, { offset: 0, length: TOKEN_ACCOUNT_HEAD_SIZE });
+  accounts.forEach((account, i) => {
+    const { mint, mintBytes, program } = lookups[i]!;
+    if (account === null || account.owner !== program || account.data.length !== TOKEN_ACCOUNT_HEAD_SIZE) return;
+    const head = readTokenAccountHead(account.data);
+    if (head.mint.equals(mintBytes) && head.owner.equals(walletBytes)) balances.set(mint, balances.get(mint)! + head.amount);
+  });
+  return balances;
+}
+
+/** HOLDINGS_SCOPE=all: every token account the wallet owns (getTokenAccountsByOwner, one call per program, one HTTP request). */
+export async function readAllBalances(
+  rpc: RpcClient,
+  commitment: Config['rpcCommitment'],
+  wallet: string,
+  mints: readonly string[],
+): Promise<Map<string, bigint>> {
+  const walletBytes = addressBytes(wallet);
+  const balances = new Map<string, bigint>();
+  const mintByHex = new Map<string, string>();
+  for (const mint of mints) {
+    balances.set(mint, 0n);
+    mintByHex.set(addressBytes(mint).toString('hex'), mint);
+  }
+  const method = 'getTokenAccountsByOwner';
+  const outcomes = await rpc.batch(
+    TOKEN_PROGRAM_IDS.map((programId) => ({ method, params: [wallet, { programId }, { encoding: 'base64', commitment }] })),
+  );
+  outcomes.forEach((outcome, i) => {
+    if (!outcome.ok) throw outcome.error;
+    const program = TOKEN_PROGRAM_IDS[i]!;
+    for (const { account } of parseKeyedAccounts(contextValue(outcome.result, method), method)) {
+      if (account.owner !== program) continue;
+      let token;
+      try {
+        token = readTokenAccount(account.data, program);
+      } catch (error) {
+        if (error instanceof TokenAccountError) throw malformed(method, error.message);
+        throw error;
+      }
+      const mint = mintByHex.get(token.mint.toString('hex'));
+      if (mint !== undefined && token.owner.equals(walletBytes)) balances.set(mint, balances.get(mint)! + token.amount);
+    }
+  });
+  return balances;
+}

@@ -1,0 +1,54 @@
+import bs58 from 'bs58';
+import { addressBytes } from './address.js';
+import { isCount, malformed, parseKeyedAccounts } from './replies.js';
+import type { RpcClient } from './rpc.js';
+import type { Config } from '../config.js';
+import type { DataSlice, KeyedAccount, ProgramAccountsFilter } from './types.js';
+
+const METHOD = 'getProgramAccounts';
+
+/**
+ * getProgramAccounts with filters (at most 4, SOLANA.md), base64, optional dataSlice. Every
+ * returned account must be owned by the program and, when the whole data came back, satisfy the
+ * filters itself: a wrong answer is a 503, not someone else's account.
+ */
+export async function readProgramAccounts(
+  rpc: RpcClient,
+  commitment: Config['rpcCommitment'],
+  programId: string,
+  options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice },
+): Promise<KeyedAccount[]> {
+  addressBytes(programId);
+  const { filters, dataSlice } = options;
+  const checks = filters.map(filterCheck);
+  if (dataSlice !== undefined && !(isCount(dataSlice.offset) && isCount(dataSlice.length))) {
+    throw new TypeError('dataSlice offset and length must be whole numbers');
+  }
+  const config: Record<string, unknown> = { encoding: 'base64', commitment, filters };
+  if (dataSlice !== undefined) config.dataSlice = dataSlice;
+  const accounts = parseKeyedAccounts(await rpc.call(METHOD, [programId, config]), METHOD, dataSlice?.length);
+  for (const { account } of accounts) {
+    if (account.owner !== programId) throw malformed(METHOD, 'an account is not owned by the program');
+    if (dataSlice === undefined && !checks.every((check) => check(account.data))) {
+      throw malformed(METHOD, 'an account does not match the filters');
+    }
+  }
+  return accounts;
+}
+
+/** A local predicate equal to the node's filter; TypeError for a filter the node would refuse. */
+function filterCheck(filter: ProgramAccountsFilter): (data: Buffer) => boolean {
+  if ('dataSize' in filter) {
+    if (!isCount(filter.dataSize)) throw new TypeError('dataSize must be a whole number');
+    return (data) => data.length === filter.dataSize;
+  }
+  const { offset, bytes } = filter.memcmp;
+  let expected: Buffer;
+  try {
+    expected = Buffer.from(bs58.decode(bytes));
+  } catch {
+    throw new TypeError('memcmp bytes must be base58');
+  }
+  if (!isCount(offset) || expected.length > 128) throw new TypeError('memcmp needs a whole offset and at most 128 bytes');
+  return (data) => data.length >= offset + expected.length && data.subarray(offset, offset + expected.length).equals(expected);
+}

@@ -1,0 +1,57 @@
+import { type GateError, upstreamUnavailable } from '../errors.js';
+import { looksLikeAddress } from './address.js';
+import type { AccountInfo, KeyedAccount } from './types.js';
+
+/**
+ * Shape checks for RPC replies. Nothing an RPC returns is trusted: every field the gate reads is
+ * checked here, and anything unexpected is a 503 (the chain could not be read), never a guess.
+ * `rentEpoch` is never read: u64::MAX loses precision in JSON.parse.
+ */
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export function malformed(method: string, what: string): GateError {
+  return upstreamUnavailable(`malformed ${method} reply: ${what}`);
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/** `{context: {slot}, value}` → value (which the caller checks further). */
+export function contextValue(result: unknown, method: string): unknown {
+  if (!isObject(result) || !isObject(result.context) || !isCount(result.context.slot) || !('value' in result)) {
+    throw malformed(method, 'expected {context: {slot}, value}');
+  }
+  return result.value;
+}
+
+/** An account in base64 encoding; with a slice, data may not be longer than the slice. */
+export function parseAccountInfo(raw: unknown, method: string, maxDataLength = Infinity): AccountInfo {
+  if (!isObject(raw)) throw malformed(method, 'account is not an object');
+  const { owner, lamports, executable, data } = raw;
+  if (!looksLikeAddress(owner)) throw malformed(method, 'account owner is not an address');
+  // Lamports above 2^53 arrive rounded (JSON numbers); they are still whole and never negative.
+  if (!isCount(lamports)) throw malformed(method, 'lamports is not a whole number');
+  if (typeof executable !== 'boolean') throw malformed(method, 'executable is not a boolean');
+  if (!Array.isArray(data) || data.length !== 2 || data[1] !== 'base64' || typeof data[0] !== 'string') {
+    throw malformed(method, "data is not [string, 'base64']");
+  }
+  const encoded = data[0];
+  if (encoded.length % 4 !== 0 || !BASE64.test(encoded)) throw malformed(method, 'data is not base64');
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.length > maxDataLength) throw malformed(method, `data is longer than the requested slice`);
+  return { owner, lamports, executable, data: bytes };
+}
+
+export function parseKeyedAccounts(raw: unknown, method: string, maxDataLength = Infinity): KeyedAccount[] {
+  if (!Array.isArray(raw)) throw malformed(method, 'expected an array of {pubkey, account}');
+  return raw.map((item: unknown) => {
+    if (!isObject(item) || !looksLikeAddress(item.pubkey)) throw malformed(method, 'item without a pubkey address');
+    return { pubkey: item.pubkey, account: parseAccountInfo(item.account, method, maxDataLength) };
+  });
+}

@@ -1,0 +1,90 @@
+import { parseArgs } from 'node:util';
+import { authenticate, decodeTokenClaims, isFeature, X404Error, type AuthStep, type Feature, type PolicyFor } from '../sdk/index.js';
+import { EXIT, isoTime, printProgress, printResult, readKeypairFile, readPolicyOption, UsageError } from './io.js';
+
+export const LOGIN_HELP = `Usage: x404 login --url <gate> --feature <name> --keypair <file> [--policy <json|@file>] [options]
+
+Signs in to a gate with a Solana keypair and prints the token (first line of stdout), then its
+decoded claims as JSON. Progress goes to stderr.
+
+  --url <gate>        the gate's base URL, e.g. http://localhost:3000
+  --feature <name>    blacklist, timelock, multitoken, activity, tier, nodebt or age
+  --keypair <file>    Solana keypair JSON (64 numbers), e.g. ~/.config/solana/id.json
+  --policy <json>     the feature's headers as a JSON object, or @file.json
+                      blacklist: {"excluded_mints":[...],"max_holdings":{"<mint>":"<amount>"}}
+  --lat <n> --long <n>  your position, when the policy has "geo_code": true
+  --json              print one JSON object {token, publicKey, feature, claims, body} instead
+  -q, --quiet         no progress on stderr`;
+
+const STEP_TEXT: Record<AuthStep, string> = {
+  reauthenticating: 'Checking the stored token',
+  'requesting-nonce': 'Requesting a nonce',
+  signing: 'Signing the challenge',
+  'logging-in': 'Logging in',
+};
+
+/** Gate answers that mean "try again later" rather than "no". */
+const TRANSIENT_CODES = new Set(['NONCE_ERROR', 'NETWORK_ERROR', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'INTERNAL_ERROR']);
+
+export async function loginCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      url: { type: 'string' },
+      feature: { type: 'string' },
+      keypair: { type: 'string' },
+      policy: { type: 'string' },
+      lat: { type: 'string' },
+      long: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      quiet: { type: 'boolean', short: 'q', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    printResult(LOGIN_HELP);
+    return EXIT.ok;
+  }
+  const missing = (['url', 'feature', 'keypair'] as const).filter((name) => values[name] === undefined);
+  if (missing.length > 0) throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')}`);
+  const url = values.url as string;
+  if (!/^https?:\/\//.test(url)) throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`);
+  const feature = values.feature as string;
+  if (!isFeature(feature)) throw new UsageError(`--feature must be one of blacklist, timelock, multitoken, activity, tier, nodebt, age; got "${feature}"`);
+
+  const secretKey = readKeypairFile(values.keypair as string);
+  const policy = readPolicyOption(values.policy);
+  if (values.lat !== undefined) policy.lat = values.lat;
+  if (values.long !== undefined) policy.long = values.long;
+  const progress = values.quiet ? () => {} : printProgress;
+
+  try {
+    const result = await authenticate({
+      baseUrl: url,
+      feature: feature as Feature,
+      policy: policy as unknown as PolicyFor<Feature>,
+      signer: { secretKey },
+      storage: false,
+      onProgress: (step) => progress(`… ${STEP_TEXT[step]}`),
+    });
+    const claims = decodeTokenClaims(result.token);
+    progress(`✓ Signed in as ${result.publicKey} for ${result.feature}; the token expires ${isoTime(claims?.exp)}`);
+    if (values.json) {
+      printResult(JSON.stringify({ token: result.token, publicKey: result.publicKey, feature: result.feature, claims, body: result.body }));
+    } else {
+      printResult(result.token);
+      printResult(JSON.stringify(claims, null, 2));
+    }
+    return EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof X404Error)) throw error;
+    const where = error.status ? ` (HTTP ${error.status})` : '';
+    const retry = error.retryAfterSeconds !== undefined ? `; retry after ${error.retryAfterSeconds}s` : '';
+    printProgress(`✗ Sign-in failed: ${error.code}${where}: ${error.message}${retry}`);
+    if (values.json && error.body) printResult(JSON.stringify(error.body));
+    const transient = TRANSIENT_CODES.has(error.code) || error.status === 503 || error.status === 429;
+    return transient ? EXIT.unavailable : EXIT.refused;
+  }
+}

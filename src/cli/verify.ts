@@ -1,0 +1,64 @@
+import { parseArgs } from 'node:util';
+import { decodeTokenClaims, isFeature, type Feature, type PolicyFor } from '../sdk/index.js';
+import { GateTokenError, verifyGateToken } from '../verifier/index.js';
+import { EXIT, isoTime, printProgress, printResult, readPolicyOption, readSecret, readStdin, UsageError } from './io.js';
+
+export const VERIFY_HELP = `Usage: x404 verify <token|-> [--secret-file <file> | --secret <value>] [--feature <name>] [--policy <json|@file>] [--wallet <address>]
+
+Checks a gate token the way a backend should (HS256, signature, expiry, feature, policy) and
+prints its claims as JSON on stdout. "-" reads the token from stdin. The secret defaults to
+JWT_SECRET from the environment; prefer --secret-file over --secret, which other users of the
+machine can see in the process list.
+
+  --feature <name>    the feature the token must be for (default: the one it claims)
+  --policy <json>     the policy it must have been issued under, as given to x404 login
+  --wallet <address>  the wallet it must belong to
+  -q, --quiet         no verdict line on stderr`;
+
+export async function verifyCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      secret: { type: 'string' },
+      'secret-file': { type: 'string' },
+      feature: { type: 'string' },
+      policy: { type: 'string' },
+      wallet: { type: 'string' },
+      quiet: { type: 'boolean', short: 'q', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (values.help) {
+    printResult(VERIFY_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 1) throw new UsageError('give exactly one token (or - to read it from stdin)');
+  const token = (positionals[0] === '-' ? await readStdin() : (positionals[0] as string)).trim();
+  const secret = readSecret(values, process.env);
+
+  const feature = values.feature ?? decodeTokenClaims(token)?.feature;
+  if (feature === undefined) {
+    printProgress('✗ Token refused: INVALID_TOKEN: it is not a gate token (no readable feature claim)');
+    return EXIT.refused;
+  }
+  if (!isFeature(feature)) throw new UsageError(`--feature must be a gate feature name, got "${feature}"`);
+  const policy = values.policy === undefined ? undefined : (readPolicyOption(values.policy) as unknown as PolicyFor<Feature>);
+
+  try {
+    const claims = await verifyGateToken(token, {
+      secret,
+      feature: feature as Feature,
+      ...(policy ? { policy } : {}),
+      ...(values.wallet ? { wallet: values.wallet } : {}),
+    });
+    if (!values.quiet) printProgress(`✓ Valid ${claims.feature} token for ${claims.sub}; expires ${isoTime(claims.exp)}`);
+    printResult(JSON.stringify(claims, null, 2));
+    return EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof GateTokenError)) throw error;
+    printProgress(`✗ Token refused: ${error.code}: ${error.message}`);
+    return EXIT.refused;
+  }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+import { loginCommand, LOGIN_HELP } from './login.js';
+import { EXIT, printProgress, printResult, UsageError } from './io.js';
+import { verifyCommand, VERIFY_HELP } from './verify.js';
+
+const HELP = `x404: sign in to an x404 gate and check its tokens.
+
+${LOGIN_HELP}
+
+${VERIFY_HELP}
+
+Exit codes: 0 success; 1 the gate refused the wallet or the token is invalid; 2 usage error;
+3 the gate could not be reached, was rate limiting or could not read the chain (try again).`;
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { login: loginCommand, verify: verifyCommand };
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    printResult(HELP);
+    return command === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const run = COMMANDS[command];
+  if (!run) throw new UsageError(`unknown command "${command}"; use login or verify (x404 --help)`);
+  return run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // parseArgs reports unknown or malformed options with code ERR_PARSE_ARGS_*.
+    const isUsage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    if (isUsage) {
+      printProgress(`x404: ${(error as Error).message}\nRun x404 --help for usage.`);
+      process.exitCode = EXIT.usage;
+    } else {
+      printProgress(`x404: unexpected failure: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = EXIT.refused;
+    }
+  },
+);

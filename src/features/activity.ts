@@ -1,0 +1,170 @@
+import type { ChainReader, ChainTransaction } from '../chain/types.js';
+import { ACTIVITY_TYPES, classifyTransaction, walletLamportChange, type ActivityType } from '../activity/classify.js';
+import { GateError, invalidHeader } from '../errors.js';
+import { describe, jsonHeader, MAX_LIST_ENTRIES, requireHeaders } from '../lib/header-values.js';
+import { formatFixed } from './lib/fixed.js';
+import { PageBudget, SignatureStream, TransactionBudget } from './lib/history.js';
+import { fixedPoint, nonNegativeInteger, nonNegativeNumber } from './lib/numbers.js';
+import { blockTimeMs, daysBefore } from './lib/time.js';
+import type { Feature } from './types.js';
+
+/**
+ * activity: within the last `time_period_days`, the wallet has at least `min_transactions`
+ * successful transactions (of `transaction_types`, when given) whose summed absolute SOL balance
+ * change is at least `min_volume` SOL.
+ */
+export interface ActivityParams {
+  minTransactions: number;
+  periodDays: number;
+  minVolumeLamports: bigint;
+  /** Empty: any successful transaction counts. */
+  types: ActivityType[];
+}
+
+const SOL_DECIMALS = 9;
+/** getTransaction reads per batch: the first is sized to the requirement, later ones are full. */
+const MIN_FIRST_BATCH = 20;
+const MAX_BATCH = 100;
+
+export const activityFeature: Feature<ActivityParams> = {
+  name: 'activity',
+  policyHeaders: ['min_transactions', 'time_period_days', 'min_volume', 'transaction_types'],
+  geoRequired: false,
+
+  parse(headers) {
+    requireHeaders(headers, ['min_transactions', 'time_period_days']);
+    const minVolume = headers.get('min_volume');
+    return {
+      minTransactions: nonNegativeInteger('min_transactions', headers.get('min_transactions') as string, 1_000_000),
+      periodDays: nonNegativeNumber('time_period_days', headers.get('time_period_days') as string),
+      minVolumeLamports: minVolume === undefined || minVolume.trim() === '' ? 0n : fixedPoint('min_volume', minVolume, SOL_DECIMALS, 'SOL'),
+      types: transactionTypes(headers.get('transaction_types')),
+    };
+  },
+
+  /**
+   * Walks the wallet's signatures newest → oldest until the period's start. Transactions are read
+   * (getTransaction, in batches) only when a type filter or a volume requires their contents, and
+   * the walk stops as soon as the requirement is met, so `transactionCount` (and `volume`, SOL)
+   * are what the check established: on success at least the requirement. `volume` is reported
+   * only when transactions were read.
+   */
+  async check(wallet, params, { chain, config, now }) {
+    const windowStartMs = daysBefore(now(), params.periodDays);
+    const stream = new SignatureStream(chain, wallet, new PageBudget(config.historyMaxPages, 'activity'));
+    const readsTransactions = params.types.length > 0 || params.minVolumeLamports > 0n;
+    const tally = { count: 0, volumeLamports: 0n };
+    const met = () => tally.count >= params.minTransactions && tally.volumeLamports >= params.minVolumeLamports;
+
+    if (!met()) {
+      if (readsTransactions) {
+        await tallyTransactions(chain, wallet, stream, windowStartMs, params, tally, met, new TransactionBudget(config.historyMaxTransactions, 'activity'));
+      } else {
+        await tallySignatures(stream, windowStartMs, tally, met);
+      }
+    }
+
+    const volume = formatFixed(tally.volumeLamports, SOL_DECIMALS);
+    if (met()) return readsTransactions ? { transactionCount: tally.count, volume } : { transactionCount: tally.count };
+
+    const kinds = params.types.length > 0 ? ` of type ${params.types.join('/')}` : '';
+    const needVolume = params.minVolumeLamports > 0n ? `, moving ${volume} SOL of the ${formatFixed(params.minVolumeLamports, SOL_DECIMALS)} SOL required` : '';
+    throw new GateError(
+      500,
+      'INSUFFICIENT_ACTIVITY',
+      `Wallet has ${tally.count} successful transactions${kinds} in the last ${params.periodDays} days; ${params.minTransactions} required${needVolume}`,
+      {
+        extra: {
+          transactionCount: tally.count,
+          requiredTransactions: params.minTransactions,
+          volume,
+          requiredVolume: formatFixed(params.minVolumeLamports, SOL_DECIMALS),
+          timePeriodDays: params.periodDays,
+          transactionTypes: params.types,
+        },
+      },
+    );
+  },
+};
+
+interface Tally {
+  count: number;
+  volumeLamports: bigint;
+}
+
+/** Whether a signature is older than the period (signatures come newest first: all after it are too). */
+function beforeWindow(blockTime: number | null, windowStartMs: number): boolean {
+  return blockTime !== null && blockTimeMs(blockTime) < windowStartMs;
+}
+
+/**
+ * Counting needs only the signatures (`err` says whether it succeeded). Once the requirement is
+ * met, the rest of the page already in hand is still counted, but no further page is fetched.
+ * A signature without a block time cannot be placed in the period and is not counted.
+ */
+async function tallySignatures(stream: SignatureStream, windowStartMs: number, tally: Tally, met: () => boolean): Promise<void> {
+  for (;;) {
+    const info = await stream.peek();
+    if (!info || beforeWindow(info.blockTime, windowStartMs)) return;
+    stream.take();
+    if (info.err === null && info.blockTime !== null) tally.count += 1;
+    if (met() && !stream.hasBuffered()) return;
+  }
+}
+
+async function tallyTransactions(
+  chain: ChainReader,
+  wallet: string,
+  stream: SignatureStream,
+  windowStartMs: number,
+  params: ActivityParams,
+  tally: Tally,
+  met: () => boolean,
+  budget: TransactionBudget,
+): Promise<void> {
+  const wanted = new Set(params.types);
+  const count = (transaction: ChainTransaction) => {
+    if (transaction.err !== null) return;
+    if (wanted.size > 0 && ![...classifyTransaction(transaction, wallet)].some((type) => wanted.has(type))) return;
+    tally.count += 1;
+    tally.volumeLamports += walletLamportChange(transaction, wallet);
+  };
+  let batchSize = Math.min(MAX_BATCH, Math.max(MIN_FIRST_BATCH, params.minTransactions * 2));
+  const pending: string[] = [];
+  const flush = async () => {
+    if (pending.length === 0) return;
+    for (const transaction of await budget.read(chain, pending.splice(0))) count(transaction);
+    batchSize = MAX_BATCH;
+  };
+
+  for (;;) {
+    const info = await stream.peek();
+    if (!info || beforeWindow(info.blockTime, windowStartMs)) break;
+    stream.take();
+    // Failed transactions never count; undated ones cannot be placed in the period.
+    if (info.err !== null || info.blockTime === null) continue;
+    if (pending.length >= Math.min(batchSize, budget.remaining())) {
+      await flush();
+      if (met()) return;
+      if (budget.remaining() === 0) throw budget.exceeded('reading the transactions in the period');
+    }
+    pending.push(info.signature);
+  }
+  await flush();
+}
+
+function transactionTypes(raw: string | undefined): ActivityType[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const parsed = jsonHeader('transaction_types', raw);
+  if (!Array.isArray(parsed)) throw invalidHeader('transaction_types', 'must be a JSON array of transfer, swap, nft, stake');
+  if (parsed.length > MAX_LIST_ENTRIES) throw invalidHeader('transaction_types', `has ${parsed.length} entries; at most ${MAX_LIST_ENTRIES} are allowed`);
+  const types = new Set<ActivityType>();
+  for (const entry of parsed) {
+    const type = typeof entry === 'string' ? entry.trim().toLowerCase() : undefined;
+    if (!type || !(ACTIVITY_TYPES as readonly string[]).includes(type)) {
+      throw invalidHeader('transaction_types', `${describe(entry)} is not one of transfer, swap, nft, stake`);
+    }
+    types.add(type as ActivityType);
+  }
+  return [...types];
+}

@@ -1,0 +1,57 @@
+import { GateError, missingHeader } from '../errors.js';
+import { PageBudget, SignatureStream } from './lib/history.js';
+import { nonNegativeNumber } from './lib/numbers.js';
+import { blockTimeMs, daysBefore, daysSince, isoTime } from './lib/time.js';
+import type { Feature } from './types.js';
+
+/**
+ * age: the wallet's oldest transaction is at least N days old (CONTRACT §5). Both headers are
+ * thresholds on that same transaction, so the stricter one applies; at least one must be sent and
+ * an absent one counts as 0.
+ */
+export interface AgeParams {
+  minDays: number;
+}
+
+const HEADERS = ['min_wallet_age_days', 'min_first_transaction_days'] as const;
+
+export const ageFeature: Feature<AgeParams> = {
+  name: 'age',
+  policyHeaders: HEADERS,
+  geoRequired: false,
+
+  parse(headers) {
+    const present = HEADERS.filter((name) => headers.has(name));
+    if (present.length === 0) throw missingHeader([...HEADERS]);
+    const thresholds = present.map((name) => nonNegativeNumber(name, headers.get(name) as string));
+    return { minDays: Math.max(...thresholds) };
+  },
+
+  /**
+   * Pages the wallet's signatures newest → oldest and stops at the first one at least `minDays`
+   * old: that transaction alone proves the age, so a busy wallet's history is not read to its
+   * beginning. `walletAgeDays` is therefore the age of the oldest transaction the check had to
+   * read: on success at least the requirement, not necessarily the wallet's full age. Signatures
+   * without a block time (some very old blocks) prove nothing and are skipped.
+   */
+  async check(wallet, { minDays }, { chain, config, now }) {
+    const nowMs = now();
+    if (minDays === 0) return { walletAgeDays: 0 };
+    const thresholdMs = daysBefore(nowMs, minDays);
+    const stream = new SignatureStream(chain, wallet, new PageBudget(config.historyMaxPages, 'age'));
+
+    let oldestMs: number | undefined;
+    for (let info = await stream.peek(); info; stream.take(), info = await stream.peek()) {
+      if (info.blockTime === null) continue;
+      const timeMs = blockTimeMs(info.blockTime);
+      oldestMs = oldestMs === undefined ? timeMs : Math.min(oldestMs, timeMs);
+      if (timeMs <= thresholdMs) return { walletAgeDays: daysSince(nowMs, timeMs) };
+    }
+
+    const walletAgeDays = oldestMs === undefined ? 0 : daysSince(nowMs, oldestMs);
+    const found = oldestMs === undefined ? 'has no transactions with a block time' : `first transacted ${isoTime(oldestMs)} (${walletAgeDays} days ago)`;
+    throw new GateError(500, 'WALLET_TOO_NEW', `Wallet ${found}; at least ${minDays} days of age are required`, {
+      extra: { walletAgeDays, requiredDays: minDays, firstTransactionAt: oldestMs === undefined ? null : isoTime(oldestMs) },
+    });
+  },
+};

@@ -1,0 +1,47 @@
+import { GateError } from '../errors.js';
+import { addressList, amountByAddress, requireHeaders } from '../lib/header-values.js';
+import type { Feature } from './types.js';
+
+/** SEED-SPEC §4.2: holds none of `excluded_mints`, and no mint above its `max_holdings` entry. */
+export interface BlacklistParams {
+  excludedMints: string[];
+  maxHoldings: Map<string, bigint>;
+}
+
+export const blacklistFeature: Feature<BlacklistParams> = {
+  name: 'blacklist',
+  policyHeaders: ['excluded_mints', 'max_holdings', 'geo_code', 'geo_code_locs'],
+  geoRequired: true,
+
+  parse(headers) {
+    requireHeaders(headers, ['excluded_mints', 'max_holdings']);
+    return {
+      excludedMints: addressList('excluded_mints', headers.get('excluded_mints') as string),
+      maxHoldings: amountByAddress('max_holdings', headers.get('max_holdings') as string),
+    };
+  },
+
+  async check(wallet, { excludedMints, maxHoldings }, { chain }) {
+    const mints = [...new Set([...excludedMints, ...maxHoldings.keys()])];
+    if (mints.length === 0) return {};
+    const balances = await chain.getTokenBalances(wallet, mints);
+
+    for (const mint of excludedMints) {
+      const balance = balances.get(mint) ?? 0n;
+      if (balance > 0n) {
+        throw new GateError(500, 'HOLDS_BANNED_TOKEN', `Wallet holds banned token ${mint} (balance ${balance})`, {
+          extra: { mint, balance: balance.toString() },
+        });
+      }
+    }
+    for (const [mint, maximum] of maxHoldings) {
+      const balance = balances.get(mint) ?? 0n;
+      if (balance > maximum) {
+        throw new GateError(403, 'EXCEEDS_MAX_HOLDING', `Wallet holds ${balance} of token ${mint}, above the maximum of ${maximum}`, {
+          extra: { mint, balance: balance.toString(), maximum: maximum.toString() },
+        });
+      }
+    }
+    return {};
+  },
+};

@@ -1,0 +1,102 @@
+import { GateError, invalidHeader } from '../errors.js';
+import { describe, jsonHeader, MAX_LIST_ENTRIES } from '../lib/header-values.js';
+import { LENDING_PROTOCOLS, readDebt, type LendingProtocol, type ProtocolDebt } from '../lending/debt.js';
+import { USD_DECIMALS } from '../lending/usd.js';
+import { formatFixedCeil } from './lib/fixed.js';
+import { fixedPoint } from './lib/numbers.js';
+import type { Feature } from './types.js';
+
+/**
+ * nodebt: the wallet's borrowed value across the named lending protocols is ≤ max_debt_allowed
+ * (USD, default 0). Debt the gate can see but cannot price (see src/lending/debt.ts) is never
+ * covered by an allowance: fail closed.
+ */
+export interface NodebtParams {
+  protocols: LendingProtocol[];
+  /** USD × 10^18. */
+  maxDebtUsdWad: bigint;
+}
+
+const ALIASES: Readonly<Record<string, LendingProtocol>> = { kamino: 'kamino', save: 'save', solend: 'save', marginfi: 'marginfi' };
+/** USD shown with cents and a bit more; the comparison itself uses all 18 decimals. */
+const SHOWN_DECIMALS = 6;
+
+export const nodebtFeature: Feature<NodebtParams> = {
+  name: 'nodebt',
+  policyHeaders: ['check_protocols', 'max_debt_allowed'],
+  geoRequired: false,
+
+  parse(headers) {
+    return {
+      protocols: protocolList(headers.get('check_protocols')),
+      maxDebtUsdWad: maxDebt(headers.get('max_debt_allowed')),
+    };
+  },
+
+  async check(wallet, { protocols, maxDebtUsdWad }, { chain }) {
+    const debts = await Promise.all(protocols.map((protocol) => readDebt[protocol](chain, wallet)));
+    const totalWad = debts.reduce((sum, debt) => sum + debt.debtUsdWad, 0n);
+    const unpriced = debts.flatMap((debt) => debt.unpriced);
+    const debtUsdByProtocol = Object.fromEntries(debts.map((debt) => [debt.protocol, usd(debt.debtUsdWad)]));
+    if (unpriced.length === 0 && totalWad <= maxDebtUsdWad) {
+      return { totalDebtUsd: usd(totalWad), debtUsdByProtocol };
+    }
+
+    const max = usd(maxDebtUsdWad);
+    const summary = debts.filter(owesSomething).map(describeDebt).join('; ');
+    const reason = unpriced.length > 0 ? `debt of unknown USD value cannot be checked against the allowance of $${max}` : `total $${usd(totalWad)} exceeds the allowance of $${max}`;
+    throw new GateError(500, 'HAS_DEBT', `Wallet has lending debt: ${summary}; ${reason}`, {
+      extra: {
+        totalDebtUsd: usd(totalWad),
+        maxDebtAllowed: max,
+        debts: debts.map((debt) => ({
+          protocol: debt.protocol,
+          debtUsd: usd(debt.debtUsdWad),
+          accounts: debt.accounts,
+          ...(debt.unpriced.length > 0 ? { unpriced: debt.unpriced } : {}),
+        })),
+      },
+    });
+  },
+};
+
+function usd(wad: bigint): string {
+  return formatFixedCeil(wad, USD_DECIMALS, SHOWN_DECIMALS);
+}
+
+function owesSomething(debt: ProtocolDebt): boolean {
+  return debt.debtUsdWad > 0n || debt.unpriced.length > 0;
+}
+
+function describeDebt(debt: ProtocolDebt): string {
+  const priced = `${debt.protocol} $${usd(debt.debtUsdWad)}`;
+  return debt.unpriced.length > 0 ? `${priced} plus unpriced: ${debt.unpriced.join(', ')}` : priced;
+}
+
+/** JSON array of protocol names; absent or empty means every supported protocol. */
+function protocolList(raw: string | undefined): LendingProtocol[] {
+  if (raw === undefined || raw.trim() === '') return [...LENDING_PROTOCOLS];
+  const parsed = jsonHeader('check_protocols', raw);
+  if (!Array.isArray(parsed)) throw invalidHeader('check_protocols', 'must be a JSON array of protocol names');
+  if (parsed.length > MAX_LIST_ENTRIES) throw invalidHeader('check_protocols', `has ${parsed.length} entries; at most ${MAX_LIST_ENTRIES} are allowed`);
+  if (parsed.length === 0) return [...LENDING_PROTOCOLS];
+  const protocols = new Set<LendingProtocol>();
+  for (const entry of parsed) {
+    const protocol = typeof entry === 'string' ? ALIASES[entry.trim().toLowerCase()] : undefined;
+    if (protocol === undefined) {
+      throw new GateError(
+        400,
+        'INVALID_HEADER',
+        `Header check_protocols is invalid: ${describe(entry)} is not a supported protocol; supported: kamino, save (alias solend), marginfi`,
+        { extra: { header: 'check_protocols', supported: ['kamino', 'save', 'solend', 'marginfi'] } },
+      );
+    }
+    protocols.add(protocol);
+  }
+  return [...protocols];
+}
+
+function maxDebt(raw: string | undefined): bigint {
+  if (raw === undefined || raw.trim() === '') return 0n;
+  return fixedPoint('max_debt_allowed', raw, USD_DECIMALS, 'USD');
+}

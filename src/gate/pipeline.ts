@@ -1,0 +1,203 @@
+import bs58 from 'bs58';
+import type { ChainReader } from '../chain/types.js';
+import type { Config } from '../config.js';
+import { GateError, invalidHeader, missingHeader } from '../errors.js';
+import { FEATURES } from '../features/registry.js';
+import type { FeatureName } from '../features/names.js';
+import type { Feature, FeatureResults, HeaderBag } from '../features/types.js';
+import { checkLocation, GEO_POLICY_HEADERS, parseGeoPolicy } from '../geo/locate.js';
+import type { NonceCodec } from '../nonce/codec.js';
+import type { ConsumedNonceStore } from '../nonce/store.js';
+import { challengeFor } from '../signature/challenge.js';
+import type { SignatureVerifier } from '../signature/verifier.js';
+import { policyDigest, policyOf } from '../token/policy.js';
+import type { GateClaims, TokenService } from '../token/jwt.js';
+
+/**
+ * Everything `GET /x404_auth/{feature}` does, in contract order (CONTRACT §2–§6):
+ * classify → parse headers → accept nonce → verify signature → spend nonce → feature checks →
+ * geolocation → sign token → respond. Each step is a named function below; the HTTP layer only
+ * reads the request and writes what this returns.
+ */
+export interface GateDependencies {
+  config: Config;
+  nonces: NonceCodec;
+  consumedNonces: ConsumedNonceStore;
+  signatures: SignatureVerifier;
+  tokens: TokenService;
+  chain: ChainReader;
+  now(): number;
+}
+
+export interface AuthRequest {
+  feature: FeatureName;
+  /** Request path without the query string: part of the challenge. */
+  path: string;
+  headers: HeaderBag;
+}
+
+export interface GateResponse {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export type RequestKind = 'reauth' | 'nonce' | 'login';
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+export async function handleAuthRequest(request: AuthRequest, deps: GateDependencies): Promise<GateResponse> {
+  const { kind, claims } = classify(request, deps.tokens);
+  switch (kind) {
+    case 'reauth':
+      return reauthenticate(request, claims as GateClaims);
+    case 'nonce':
+      return issueNonce(request.feature, deps);
+    case 'login':
+      return login(request, deps);
+  }
+}
+
+/** CONTRACT §2, rows 1–5. */
+export function classify(request: AuthRequest, tokens: TokenService): { kind: RequestKind; claims?: GateClaims } {
+  const { headers, feature } = request;
+  const presentSignatureHeaders = SIGNATURE_HEADERS.filter((name) => headers.has(name));
+  const jwt = headers.get('x-jwt');
+  if (jwt !== undefined) {
+    const claims = tokens.verify(jwt);
+    if (claims && claims.feature === feature) return { kind: 'reauth', claims };
+    if (presentSignatureHeaders.length === 0) {
+      throw new GateError(401, 'INVALID_TOKEN', 'Token is invalid, expired, or was issued for another feature');
+    }
+  }
+  if (presentSignatureHeaders.length === 0) return { kind: 'nonce' };
+  if (presentSignatureHeaders.length < SIGNATURE_HEADERS.length) {
+    throw missingHeader(SIGNATURE_HEADERS.filter((name) => !headers.has(name)).map(displayName));
+  }
+  return { kind: 'login' };
+}
+
+const SIGNATURE_HEADERS = ['x-404-nonce', 'x-404-signature', 'x-404-addr'] as const;
+const DISPLAY_NAMES: Record<string, string> = {
+  'x-404-nonce': 'X-404-Nonce',
+  'x-404-signature': 'X-404-Signature',
+  'x-404-addr': 'X-404-Addr',
+  'x-404-feature': 'X-404-Feature',
+};
+const displayName = (name: string): string => DISPLAY_NAMES[name] ?? name;
+
+function issueNonce(feature: FeatureName, { nonces, config }: GateDependencies): GateResponse {
+  const { nonce, expiresInSeconds } = nonces.issue(feature);
+  return {
+    status: 200,
+    body: { status: 'nonce_ready', nonce, mechanism: config.mechanism, expiresIn: expiresInSeconds },
+    headers: { 'X-404-Nonce': nonce, 'X-404-Mechanism': config.mechanism, ...NO_STORE },
+  };
+}
+
+/** CONTRACT §6: a valid token for this feature; policy headers, when sent, must match `pol`. */
+function reauthenticate({ feature, headers }: AuthRequest, claims: GateClaims): GateResponse {
+  const policy = policyOf(headers, policyHeadersOf(FEATURES[feature]));
+  if (policy && policyDigest(policy) !== claims.pol) {
+    throw new GateError(401, 'POLICY_MISMATCH', 'Token was issued under a different policy than this request carries; sign in again');
+  }
+  return {
+    status: 200,
+    body: {
+      success: true,
+      alreadyAuthenticated: true,
+      publicKey: claims.sub,
+      feature,
+      expiresAt: new Date(claims.exp * 1000).toISOString(),
+    },
+    headers: NO_STORE,
+  };
+}
+
+async function login(request: AuthRequest, deps: GateDependencies): Promise<GateResponse> {
+  const { feature, headers } = request;
+  const module = FEATURES[feature];
+  const wallet = parseWallet(headers, feature);
+  const geo = parseGeoPolicy(headers, module.geoRequired);
+  const params = module.parse(headers);
+
+  const nonce = headers.get('x-404-nonce') as string;
+  const accepted = deps.nonces.accept(nonce, feature);
+  await verifySignature(request, wallet, deps);
+  await spendNonce(accepted.id, accepted.expiresAtMs, deps.consumedNonces);
+
+  const results = await module.check(wallet.address, params, { chain: deps.chain, config: deps.config, now: deps.now });
+  checkLocation(geo);
+  return issueToken(request, module, wallet.address, results, deps.tokens);
+}
+
+interface Wallet {
+  address: string;
+  publicKey: Uint8Array;
+}
+
+function parseWallet(headers: HeaderBag, feature: FeatureName): Wallet {
+  const declared = headers.get('x-404-feature');
+  if (declared === undefined) throw missingHeader(['X-404-Feature']);
+  if (declared !== feature) {
+    throw new GateError(400, 'FEATURE_MISMATCH', `X-404-Feature is ${JSON.stringify(declared.slice(0, 32))} but the path is /x404_auth/${feature}`);
+  }
+  const address = headers.get('x-404-addr') as string;
+  const publicKey = decodeBase58(address);
+  if (publicKey?.length !== 32) throw invalidHeader('X-404-Addr', 'must be the base58 encoding of a 32-byte ed25519 public key');
+  return { address, publicKey };
+}
+
+async function verifySignature({ feature, path, headers }: AuthRequest, wallet: Wallet, deps: GateDependencies): Promise<void> {
+  const signature = decodeBase58(headers.get('x-404-signature') as string);
+  const challenge = challengeFor(headers.get('x-404-nonce') as string, path, deps.config.mechanism, feature);
+  if (signature?.length !== 64 || !(await deps.signatures.verify(wallet.publicKey, challenge, signature))) {
+    throw new GateError(401, 'INVALID_SIGNATURE', 'Signature verification failed: X-404-Signature must be the base58 ed25519 signature of the challenge by X-404-Addr');
+  }
+}
+
+async function spendNonce(id: string, expiresAtMs: number, store: ConsumedNonceStore): Promise<void> {
+  let firstUse: boolean;
+  try {
+    firstUse = await store.consume(id, expiresAtMs);
+  } catch {
+    // Single use cannot be guaranteed without the store: fail closed.
+    throw new GateError(503, 'UPSTREAM_UNAVAILABLE', 'The nonce store is unavailable, so single use cannot be guaranteed; no token was issued. Retry shortly.', {
+      headers: { 'Retry-After': '2' },
+    });
+  }
+  if (!firstUse) throw new GateError(401, 'NONCE_REUSED', 'Nonce was already used; request a new one');
+}
+
+function issueToken(
+  { feature, headers }: AuthRequest,
+  module: Feature,
+  wallet: string,
+  results: FeatureResults,
+  tokens: TokenService,
+): GateResponse {
+  const policy = policyOf(headers, policyHeadersOf(module)) ?? {};
+  const token = tokens.sign({ ...results, sub: wallet, feature, pol: policyDigest(policy) });
+  return { status: 200, body: { success: true, token, publicKey: wallet, feature, ...results }, headers: NO_STORE };
+}
+
+const policyHeaderCache = new WeakMap<Feature, readonly string[]>();
+/** The feature's own policy headers plus the geolocation policy every feature accepts. */
+function policyHeadersOf(module: Feature): readonly string[] {
+  let names = policyHeaderCache.get(module);
+  if (!names) {
+    names = [...new Set([...module.policyHeaders, ...GEO_POLICY_HEADERS])];
+    policyHeaderCache.set(module, names);
+  }
+  return names;
+}
+
+function decodeBase58(value: string): Uint8Array | undefined {
+  if (value.length === 0 || value.length > 128) return undefined;
+  try {
+    return bs58.decode(value);
+  } catch {
+    return undefined;
+  }
+}
+

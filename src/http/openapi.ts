@@ -1,0 +1,429 @@
+/**
+ * The OpenAPI 3.1 description of the whole gate, served at /openapi.json. Built from small tables
+ * (the features' headers, the error codes of each status) so it reads like CONTRACT.md and a new
+ * feature or code is one line. test/e2e/openapi.test.ts checks real answers of every route against it.
+ */
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+const FEATURE_NAMES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age'] as const;
+type FeatureName = (typeof FEATURE_NAMES)[number];
+
+const MINT: JsonObject = { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description: 'base58 address (32 bytes)' };
+const AMOUNT: JsonObject = { type: 'string', pattern: '^[0-9]{1,20}$', description: 'integer amount in the token\'s base units' };
+const DECIMAL: JsonObject = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' };
+const NUMBER_TEXT: JsonObject = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'a non-negative number' };
+const REQUIREMENT: JsonObject = { type: 'object', required: ['mint', 'amount'], properties: { mint: MINT, amount: AMOUNT } };
+
+/** A request header: its value is either a plain string (`schema`) or JSON text (`json`). */
+interface HeaderSpec {
+  name: string;
+  description: string;
+  /** Must be sent when signing in (not for nonce issuance or re-authentication). */
+  requiredToSignIn?: boolean;
+  schema?: JsonObject;
+  json?: JsonObject;
+  example?: Json;
+}
+
+const GEO_HEADERS = (required: boolean): HeaderSpec[] => [
+  {
+    name: 'geo_code',
+    description: `"true" enables the geolocation check after the chain checks${required ? '' : '; absent means off'}.`,
+    requiredToSignIn: required,
+    schema: { type: 'string', enum: ['true', 'false'] },
+    example: 'false',
+  },
+  {
+    name: 'geo_code_locs',
+    description: 'Comma-separated ISO 3166-1 alpha-2 codes the location must be in (case-insensitive); empty: any valid location.',
+    requiredToSignIn: required,
+    schema: { type: 'string', maxLength: 1200 },
+    example: 'DE,FR',
+  },
+  { name: 'X-Lat', description: 'Latitude in decimal degrees, when geo_code is "true".', schema: { type: 'string' }, example: '48.8566' },
+  { name: 'X-Long', description: 'Longitude in decimal degrees, when geo_code is "true".', schema: { type: 'string' }, example: '2.3522' },
+];
+
+/** CONTRACT §5, one row per feature. */
+const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
+  blacklist: [
+    {
+      name: 'excluded_mints',
+      description: 'JSON array of mints the wallet must not hold (at most 100).',
+      requiredToSignIn: true,
+      json: { type: 'array', items: MINT, maxItems: 100 },
+      example: '["EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"]',
+    },
+    {
+      name: 'max_holdings',
+      description: 'JSON object mint → largest allowed balance, as an integer string in base units (at most 100 entries).',
+      requiredToSignIn: true,
+      json: { type: 'object', additionalProperties: AMOUNT, maxProperties: 100 },
+      example: '{"DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263":"1000000000"}',
+    },
+    ...GEO_HEADERS(true),
+  ],
+  timelock: [
+    { name: 'required_mint', description: 'The mint that must be held.', requiredToSignIn: true, schema: MINT },
+    { name: 'mint_amount', description: 'Balance that must be held, in base units.', requiredToSignIn: true, schema: AMOUNT },
+    {
+      name: 'min_hold_duration_days',
+      description: 'Days the balance must have stayed at or above mint_amount without interruption.',
+      requiredToSignIn: true,
+      schema: NUMBER_TEXT,
+    },
+    ...GEO_HEADERS(false),
+  ],
+  multitoken: [
+    {
+      name: 'required_tokens',
+      description: 'JSON array of {mint, amount} requirements (at most 100).',
+      requiredToSignIn: true,
+      json: { type: 'array', items: REQUIREMENT, maxItems: 100 },
+    },
+    {
+      name: 'verification_mode',
+      description: '"ALL" (default): every requirement; "ANY": at least one; an integer N: at least N.',
+      schema: { type: 'string', pattern: '^(ALL|ANY|[0-9]+)$' },
+    },
+    ...GEO_HEADERS(false),
+  ],
+  activity: [
+    { name: 'min_transactions', description: 'Successful transactions needed in the period.', requiredToSignIn: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
+    { name: 'time_period_days', description: 'The period, in days back from now.', requiredToSignIn: true, schema: NUMBER_TEXT },
+    { name: 'min_volume', description: 'Summed absolute SOL balance change needed (decimal SOL; default 0).', schema: DECIMAL },
+    {
+      name: 'transaction_types',
+      description: 'JSON array of the transaction types that count; empty: any.',
+      json: { type: 'array', items: { type: 'string', enum: ['transfer', 'swap', 'nft', 'stake'] } },
+    },
+    ...GEO_HEADERS(false),
+  ],
+  tier: [
+    {
+      name: 'tier_config',
+      description: 'JSON object with any of bronze, silver, gold, each {mint, amount}; the highest tier met wins.',
+      requiredToSignIn: true,
+      json: {
+        type: 'object',
+        properties: { bronze: REQUIREMENT, silver: REQUIREMENT, gold: REQUIREMENT },
+        additionalProperties: false,
+        minProperties: 1,
+      },
+    },
+    ...GEO_HEADERS(false),
+  ],
+  nodebt: [
+    {
+      name: 'check_protocols',
+      description: 'JSON array of lending protocols to check: kamino, save (alias solend), marginfi; empty: all.',
+      json: { type: 'array', items: { type: 'string', enum: ['kamino', 'save', 'solend', 'marginfi'] } },
+    },
+    { name: 'max_debt_allowed', description: 'Largest total borrowed value allowed, USD (default 0).', schema: DECIMAL },
+    ...GEO_HEADERS(false),
+  ],
+  age: [
+    { name: 'min_wallet_age_days', description: 'The wallet\'s oldest transaction must be at least this many days old.', schema: NUMBER_TEXT },
+    { name: 'min_first_transaction_days', description: 'Same threshold under its other name; the larger of the two applies.', schema: NUMBER_TEXT },
+    ...GEO_HEADERS(false),
+  ],
+};
+
+/** CONTRACT §5: the requirement failures of each feature, and their status. */
+const FEATURE_FAILURES: Record<FeatureName, { status: 403 | 500; codes: string[] }[]> = {
+  blacklist: [
+    { status: 403, codes: ['EXCEEDS_MAX_HOLDING'] },
+    { status: 500, codes: ['HOLDS_BANNED_TOKEN'] },
+  ],
+  timelock: [{ status: 500, codes: ['INSUFFICIENT_BALANCE', 'INSUFFICIENT_HOLD_DURATION'] }],
+  multitoken: [{ status: 500, codes: ['INSUFFICIENT_TOKENS'] }],
+  activity: [{ status: 500, codes: ['INSUFFICIENT_ACTIVITY'] }],
+  tier: [{ status: 500, codes: ['INSUFFICIENT_TOKENS'] }],
+  nodebt: [{ status: 500, codes: ['HAS_DEBT'] }],
+  age: [{ status: 500, codes: ['WALLET_TOO_NEW'] }],
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'A header is missing or invalid, or X-404-Feature does not match the path.',
+  401: 'Nonce, signature or token refused, or the location is not allowed (status "locdeny").',
+  403: 'The wallet does not meet the requirement.',
+  404: 'No such route.',
+  405: 'Only GET (and OPTIONS) are served.',
+  429: 'Too many requests from this client address; see Retry-After.',
+  431: 'The request headers are larger than the gate accepts.',
+  500: 'The wallet does not meet the feature\'s requirement, the location could not be determined (status "locerror"), or an unexpected failure.',
+  503: 'The chain (or the nonce store) cannot be read; no token was issued. See Retry-After.',
+};
+
+/** Codes every feature endpoint can answer with, by status (CONTRACT §2–§7). */
+const COMMON_ERRORS: Record<number, string[]> = {
+  400: ['MISSING_HEADER', 'INVALID_HEADER', 'FEATURE_MISMATCH'],
+  401: ['INVALID_NONCE', 'NONCE_EXPIRED', 'NONCE_REUSED', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'POLICY_MISMATCH', 'LOCATION_DENIED'],
+  429: ['RATE_LIMITED'],
+  431: ['HEADERS_TOO_LARGE'],
+  500: ['INTERNAL_ERROR', 'LOCATION_ERROR'],
+  503: ['UPSTREAM_UNAVAILABLE'],
+};
+
+const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
+const headerRef = (name: string): JsonObject => ({ $ref: `#/components/headers/${name}` });
+const JSON_TYPE = 'application/json';
+
+/** `{error, message, status?}` with `error` restricted to the codes this answer can carry. */
+function errorSchema(codes: string[]): JsonObject {
+  return { allOf: [ref('Error'), { properties: { error: { enum: [...new Set(codes)].sort() } } }] };
+}
+
+function errorResponse(status: number, codes: string[], extraHeaders: string[] = []): JsonObject {
+  const headers: JsonObject = { 'Access-Control-Allow-Origin': headerRef('AccessControlAllowOrigin') };
+  for (const name of extraHeaders) headers[name] = headerRef(name.replace(/-/g, ''));
+  return { description: STATUS_TEXT[status] ?? `HTTP ${status}`, headers, content: { [JSON_TYPE]: { schema: errorSchema(codes) } } };
+}
+
+function headerParameter(spec: HeaderSpec): JsonObject {
+  const required = spec.requiredToSignIn ? ' Required to sign in.' : '';
+  const parameter: JsonObject = { name: spec.name, in: 'header', required: false, description: spec.description + required };
+  if (spec.json) parameter.content = { [JSON_TYPE]: { schema: spec.json } };
+  else parameter.schema = spec.schema ?? { type: 'string' };
+  if (spec.example !== undefined) parameter.example = spec.example;
+  return parameter;
+}
+
+function featureGet(feature: FeatureName): JsonObject {
+  const errors: Record<number, string[]> = structuredClone(COMMON_ERRORS);
+  for (const { status, codes } of FEATURE_FAILURES[feature]) errors[status] = [...(errors[status] ?? []), ...codes];
+
+  const responses: JsonObject = {
+    '200': {
+      description:
+        'One of three answers: a nonce (request without X-404-Nonce/X-404-Signature/X-404-Addr), a token (signed request that passed), or re-authentication (valid x-jwt).',
+      headers: {
+        'X-404-Nonce': headerRef('X404Nonce'),
+        'X-404-Mechanism': headerRef('X404Mechanism'),
+        'Cache-Control': headerRef('CacheControl'),
+        'Access-Control-Allow-Origin': headerRef('AccessControlAllowOrigin'),
+        'Access-Control-Expose-Headers': headerRef('AccessControlExposeHeaders'),
+      },
+      content: { [JSON_TYPE]: { schema: { oneOf: [ref('NonceReady'), ref('LoginSuccess'), ref('ReauthSuccess')] } } },
+    },
+  };
+  for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => a.localeCompare(b))) {
+    const extra = status === '429' || status === '503' ? ['Retry-After'] : [];
+    responses[status] = errorResponse(Number(status), codes, extra);
+  }
+
+  return {
+    operationId: `auth_${feature}`,
+    tags: ['authentication'],
+    summary: `Nonce, sign-in or re-authentication for ${feature}`,
+    description: [
+      `1. Without X-404-Nonce, X-404-Signature and X-404-Addr: issues a nonce (X-404-Nonce, X-404-Mechanism headers; body NonceReady).`,
+      `2. Sign the UTF-8 bytes of \`CHALLENGE::<nonce>::/x404_auth/${feature}::<mechanism>_${feature.toUpperCase()}\` with the wallet (ed25519) and send it base58-encoded in X-404-Signature, with X-404-Nonce, X-404-Addr, X-404-Feature and the feature's headers: answers LoginSuccess with a JWT.`,
+      `3. With a valid x-jwt for this feature: answers ReauthSuccess without signing; if the feature's policy headers are sent too, they must match the token's \`pol\` (else 401 POLICY_MISMATCH).`,
+    ].join('\n'),
+    security: [{}, { gateToken: [] }],
+    parameters: [
+      { $ref: '#/components/parameters/CacheBuster' },
+      { $ref: '#/components/parameters/Nonce' },
+      { $ref: '#/components/parameters/Signature' },
+      { $ref: '#/components/parameters/Addr' },
+      { ...headerParameter({ name: 'X-404-Feature', description: 'Must equal the feature of the path.', requiredToSignIn: true }), schema: { type: 'string', const: feature } },
+      { $ref: '#/components/parameters/Jwt' },
+      ...FEATURE_HEADERS[feature].map(headerParameter),
+    ],
+    responses,
+  };
+}
+
+function preflight(feature: FeatureName): JsonObject {
+  return {
+    operationId: `preflight_${feature}`,
+    tags: ['authentication'],
+    summary: 'CORS preflight',
+    description: 'Allows GET with every header this API names, from the configured origins (default any).',
+    responses: {
+      '204': {
+        description: 'Preflight accepted.',
+        headers: {
+          'Access-Control-Allow-Origin': headerRef('AccessControlAllowOrigin'),
+          'Access-Control-Allow-Methods': { schema: { type: 'string' }, example: 'GET, OPTIONS' },
+          'Access-Control-Allow-Headers': { schema: { type: 'string' } },
+          'Access-Control-Max-Age': { schema: { type: 'string', pattern: '^[0-9]+$' } },
+        },
+      },
+    },
+  };
+}
+
+function featurePaths(): JsonObject {
+  const paths: JsonObject = {};
+  for (const feature of FEATURE_NAMES) paths[`/x404_auth/${feature}`] = { get: featureGet(feature), options: preflight(feature) };
+  return paths;
+}
+
+const schemas: JsonObject = {
+  NonceReady: {
+    type: 'object',
+    required: ['status', 'nonce', 'mechanism', 'expiresIn'],
+    properties: {
+      status: { const: 'nonce_ready' },
+      nonce: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Single use, bound to the feature; also in X-404-Nonce.' },
+      mechanism: { type: 'string', description: 'Leading word of the challenge\'s feature constant; also in X-404-Mechanism.' },
+      expiresIn: { type: 'integer', minimum: 1, description: 'Seconds until the nonce expires.' },
+    },
+    additionalProperties: false,
+  },
+  LoginSuccess: {
+    type: 'object',
+    required: ['success', 'token', 'publicKey', 'feature'],
+    properties: {
+      success: { const: true },
+      token: { type: 'string', pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$', description: 'HS256 JWT; claims in GateTokenClaims.' },
+      publicKey: MINT,
+      feature: { type: 'string', enum: [...FEATURE_NAMES] },
+      tier: { type: 'string', enum: ['bronze', 'silver', 'gold'], description: 'tier: the highest tier met.' },
+    },
+    not: { required: ['alreadyAuthenticated'] },
+    additionalProperties: true,
+    description: 'Feature results (e.g. tier, walletAgeDays) are added beside the fixed fields.',
+  },
+  ReauthSuccess: {
+    type: 'object',
+    required: ['success', 'alreadyAuthenticated', 'publicKey', 'feature', 'expiresAt'],
+    properties: {
+      success: { const: true },
+      alreadyAuthenticated: { const: true },
+      publicKey: MINT,
+      feature: { type: 'string', enum: [...FEATURE_NAMES] },
+      expiresAt: { type: 'string', format: 'date-time', description: 'When the token expires.' },
+    },
+    additionalProperties: false,
+  },
+  Error: {
+    type: 'object',
+    required: ['error', 'message'],
+    properties: {
+      error: { type: 'string', description: 'Stable code to switch on.' },
+      message: { type: 'string', description: 'What failed, with the numbers (mint, current, required).' },
+      status: { type: 'string', enum: ['locdeny', 'locerror'], description: 'Set for location outcomes (SEED-SPEC §7).' },
+      missing: { type: 'array', items: { type: 'string' }, description: 'MISSING_HEADER: the headers that were missing.' },
+      header: { type: 'string', description: 'INVALID_HEADER: the header that was invalid.' },
+      mint: MINT,
+      balance: AMOUNT,
+      maximum: AMOUNT,
+      requirements: { type: 'array', items: { type: 'object' }, description: 'multitoken, tier: each requirement with the balance found.' },
+    },
+    additionalProperties: true,
+  },
+  Health: {
+    type: 'object',
+    required: ['status', 'service'],
+    properties: {
+      status: { const: 'ok' },
+      service: { type: 'string' },
+      checks: { type: 'object', additionalProperties: { type: 'string' }, description: 'Dependencies: "ok" or why they are degraded.' },
+    },
+    additionalProperties: true,
+  },
+  GateTokenClaims: {
+    type: 'object',
+    description: 'Claims of the token in LoginSuccess (verify with HS256 and JWT_SECRET).',
+    required: ['sub', 'feature', 'iat', 'exp', 'jti', 'pol'],
+    properties: {
+      sub: { ...MINT, description: 'The wallet.' },
+      feature: { type: 'string', enum: [...FEATURE_NAMES] },
+      iat: { type: 'integer' },
+      exp: { type: 'integer' },
+      jti: { type: 'string' },
+      pol: { type: 'string', description: 'base64url(SHA-256(canonical JSON of the policy headers checked)); canonical: lower-case header name → value as sent, keys sorted, no whitespace.' },
+      tier: { type: 'string', enum: ['bronze', 'silver', 'gold'] },
+    },
+    additionalProperties: true,
+  },
+};
+
+const responseHeaders: JsonObject = {
+  X404Nonce: { description: 'The nonce (nonce issuance only).', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
+  X404Mechanism: { description: 'The challenge mechanism, e.g. SERVICE404 (nonce issuance only).', schema: { type: 'string' } },
+  CacheControl: { schema: { type: 'string' }, example: 'no-store' },
+  RetryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
+  AccessControlAllowOrigin: { schema: { type: 'string' }, example: '*' },
+  AccessControlExposeHeaders: { schema: { type: 'string' }, example: 'X-404-Nonce, X-404-Mechanism' },
+};
+
+const parameters: JsonObject = {
+  CacheBuster: { name: '_t', in: 'query', required: false, description: 'Ignored; clients add it to defeat caches.', schema: { type: 'string' } },
+  Nonce: headerParameter({ name: 'X-404-Nonce', description: 'The nonce from step 1.', requiredToSignIn: true, schema: { type: 'string', maxLength: 64 } }),
+  Signature: headerParameter({ name: 'X-404-Signature', description: 'base58 ed25519 signature (64 bytes) of the challenge.', requiredToSignIn: true }),
+  Addr: headerParameter({ name: 'X-404-Addr', description: 'The wallet: base58 ed25519 public key (32 bytes).', requiredToSignIn: true, schema: MINT }),
+  Jwt: headerParameter({ name: 'x-jwt', description: 'A token from an earlier sign-in, to re-authenticate without signing.' }),
+};
+
+export const openApiDocument: JsonObject = {
+  openapi: '3.1.0',
+  info: {
+    title: 'x404 gate',
+    version: '0.1.0',
+    summary: 'Wallet-signature gate for Solana: nonce, ed25519 challenge, on-chain policy checks, JWT.',
+    description: [
+      'A caller obtains a one-time nonce, signs `CHALLENGE::<nonce>::<path>::<MECHANISM>_<FEATURE>` with its wallet, and sends the signature with the feature\'s policy headers; the gate checks the wallet on chain and returns a JWT bound to the wallet, the feature and the policy.',
+      'All inputs are request headers (GET, no body). Every response carries CORS headers and exposes X-404-Nonce and X-404-Mechanism. Any path not listed answers 404 `{"error":"NOT_FOUND"}`; any method other than GET and OPTIONS answers 405 `METHOD_NOT_ALLOWED`.',
+      'Error bodies are `{error, message, status?}`; `error` is a stable code (see each response), `status` is `locdeny`/`locerror` for location outcomes.',
+    ].join('\n\n'),
+    license: { name: 'MIT', identifier: 'MIT' },
+  },
+  jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+  tags: [
+    { name: 'authentication', description: 'The feature endpoints (SEED-SPEC §4–§5).' },
+    { name: 'operations', description: 'Health, metrics and this document.' },
+  ],
+  paths: {
+    '/health': {
+      get: {
+        operationId: 'health',
+        tags: ['operations'],
+        summary: 'Liveness and dependency status',
+        responses: {
+          '200': { description: 'The gate is serving.', content: { [JSON_TYPE]: { schema: ref('Health') } } },
+          '405': errorResponse(405, ['METHOD_NOT_ALLOWED']),
+        },
+      },
+    },
+    '/metrics': {
+      get: {
+        operationId: 'metrics',
+        tags: ['operations'],
+        summary: 'Prometheus metrics (text exposition format)',
+        responses: {
+          '200': { description: 'Metrics in the Prometheus text format, version 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } },
+          '405': errorResponse(405, ['METHOD_NOT_ALLOWED']),
+        },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        operationId: 'openapi',
+        tags: ['operations'],
+        summary: 'This document',
+        responses: {
+          '200': { description: 'The OpenAPI 3.1 description of the gate.', content: { [JSON_TYPE]: { schema: { type: 'object', required: ['openapi', 'paths'] } } } },
+          '405': errorResponse(405, ['METHOD_NOT_ALLOWED']),
+        },
+      },
+    },
+    ...featurePaths(),
+  },
+  components: {
+    schemas,
+    headers: responseHeaders,
+    parameters,
+    responses: {
+      NotFound: errorResponse(404, ['NOT_FOUND']),
+    },
+    securitySchemes: {
+      gateToken: { type: 'apiKey', in: 'header', name: 'x-jwt', description: 'A gate token, for re-authentication.' },
+    },
+  },
+};

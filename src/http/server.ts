@@ -1,0 +1,218 @@
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { GateError, internalError } from '../errors.js';
+import { handleAuthRequest, type GateDependencies, type GateResponse } from '../gate/pipeline.js';
+import { isFeatureName } from '../features/names.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
+import { rateLimitedError, rateLimitHeaders } from '../ratelimit/create.js';
+import { clientAddress, rateLimitKey } from './client-address.js';
+import { createCors, type Cors } from './cors.js';
+import { writeResponse } from './respond.js';
+
+/**
+ * The uWebSockets.js front end: reads each request synchronously (the request object dies when the
+ * handler returns), registers onAborted before going async, and writes every response in one cork.
+ * Routing and error shaping live here; what a login does lives in src/gate/pipeline.ts.
+ */
+export interface ServerHooks {
+  /** Called once per answered request (metrics). */
+  onResponse?(route: string, status: number, startedAtNs: bigint): void;
+  /** Extra GET routes answered as-is (e.g. /metrics, /openapi.json). */
+  routes?: Record<string, () => Promise<{ body: string; contentType: string }>>;
+  health?(): Promise<Record<string, unknown>>;
+}
+
+export interface GateServer {
+  port: number;
+  /** Stop accepting, let in-flight requests finish (bounded), then close every connection. */
+  shutdown(timeoutMs: number): Promise<void>;
+}
+
+export const SERVICE_NAME = 'x404-gate';
+/** A pipeline response, or a non-JSON body (metrics, documents) under `raw`. */
+type Answer = GateResponse & { raw?: { body: string; contentType: string } };
+const JSON_TYPE = 'application/json; charset=utf-8';
+const AUTH_PREFIX = '/x404_auth/';
+
+export async function startServer(
+  config: Config,
+  deps: GateDependencies,
+  options: { logger: Logger; rateLimiter?: RateLimiter; hooks?: ServerHooks },
+): Promise<GateServer> {
+  // uWS reads its header limit from the environment when it loads: keep it well above our own
+  // limit so oversized headers reach us and get a JSON 431 instead of a bare one.
+  process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(Math.max(config.maxHeaderBytes * 4, 65_536));
+  const { App, us_listen_socket_close, us_socket_local_port } = (await import('uWebSockets.js')).default;
+
+  const { logger, rateLimiter, hooks = {} } = options;
+  const cors = createCors(config);
+  const app: TemplatedApp = App();
+  let inFlight = 0;
+  let draining = false;
+  let drained: (() => void) | undefined;
+
+  const finish = (res: HttpResponse, state: RequestState, response: Answer): void => {
+    inFlight--;
+    if (!state.aborted) {
+      const { body, contentType } = response.raw ?? { body: JSON.stringify(response.body), contentType: JSON_TYPE };
+      writeResponse(res, response.status, body, contentType, [
+        state.corsHeaders,
+        response.headers,
+        state.extraHeaders,
+      ]);
+    }
+    hooks.onResponse?.(state.route, response.status, state.startedAtNs);
+    if (draining && inFlight === 0) drained?.();
+  };
+
+  const fail = (error: unknown, state: RequestState): GateResponse => {
+    if (error instanceof GateError) return { status: error.httpStatus, body: error.body(), headers: error.options.headers };
+    logger.error({ err: error, requestId: state.requestId, route: state.route }, 'unexpected failure');
+    const internal = internalError();
+    return { status: internal.httpStatus, body: internal.body() };
+  };
+
+  const serve = (res: HttpResponse, state: RequestState, work: () => Promise<Answer> | Answer): void => {
+    inFlight++;
+    res.onAborted(() => {
+      state.aborted = true;
+    });
+    let pending: Promise<Answer> | Answer;
+    try {
+      pending = work();
+    } catch (error) {
+      pending = fail(error, state);
+    }
+    if (pending instanceof Promise) {
+      pending.then(
+        (response) => finish(res, state, response),
+        (error: unknown) => finish(res, state, fail(error, state)),
+      );
+    } else {
+      finish(res, state, pending);
+    }
+  };
+
+  app.any('/*', (res, req) => {
+    const state = readRequest(res, req, cors);
+    const { method, path } = state;
+
+    if (state.headerBytes > config.maxHeaderBytes) {
+      return serve(res, state, () => {
+        throw new GateError(431, 'HEADERS_TOO_LARGE', `Request headers exceed ${config.maxHeaderBytes} bytes`);
+      });
+    }
+    if (method === 'OPTIONS') {
+      state.route = 'preflight';
+      writeResponse(res, 204, undefined, JSON_TYPE, [cors.preflightFor(state.origin)]);
+      hooks.onResponse?.(state.route, 204, state.startedAtNs);
+      return;
+    }
+
+    if (path.startsWith(AUTH_PREFIX)) {
+      const feature = path.slice(AUTH_PREFIX.length);
+      if (!isFeatureName(feature)) return serve(res, state, () => notFound(path));
+      state.route = `/x404_auth/${feature}`;
+      if (method !== 'GET') return serve(res, state, () => methodNotAllowed(method));
+      const headers = state.headers;
+      return serve(res, state, async () => {
+        if (rateLimiter) {
+          const decision = await rateLimiter.hit(rateLimitKey(clientAddress(state.remoteAddress, headers.get('x-forwarded-for'), config.trustProxy)));
+          if (!decision.allowed) throw rateLimitedError(decision);
+          state.extraHeaders = rateLimitHeaders(decision);
+        }
+        return handleAuthRequest({ feature, path, headers }, deps);
+      });
+    }
+
+    if (path === '/health') {
+      state.route = '/health';
+      if (method !== 'GET') return serve(res, state, () => methodNotAllowed(method));
+      return serve(res, state, async () => ({
+        status: 200,
+        body: { status: 'ok', service: SERVICE_NAME, ...(await hooks.health?.()) },
+        headers: { 'Cache-Control': 'no-store' },
+      }));
+    }
+
+    const extra = hooks.routes?.[path];
+    if (extra) {
+      state.route = path;
+      if (method !== 'GET') return serve(res, state, () => methodNotAllowed(method));
+      return serve(res, state, async () => ({ status: 200, body: {}, raw: await extra() }));
+    }
+    return serve(res, state, () => notFound(path));
+  });
+
+  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
+    app.listen(config.host, config.port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${config.host}:${config.port}`))));
+  });
+  const port = us_socket_local_port(listenSocket as never);
+
+  return {
+    port,
+    async shutdown(timeoutMs) {
+      draining = true;
+      us_listen_socket_close(listenSocket);
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          setTimeout(resolve, timeoutMs).unref();
+        });
+      }
+      app.close();
+    },
+  };
+}
+
+interface RequestState {
+  method: string;
+  path: string;
+  route: string;
+  headers: Map<string, string>;
+  headerBytes: number;
+  origin: string | undefined;
+  remoteAddress: string;
+  corsHeaders: Record<string, string>;
+  extraHeaders: Record<string, string> | undefined;
+  aborted: boolean;
+  requestId: number;
+  startedAtNs: bigint;
+}
+
+let requestCounter = 0;
+
+function readRequest(res: HttpResponse, req: HttpRequest, cors: Cors): RequestState {
+  const headers = new Map<string, string>();
+  let headerBytes = 0;
+  req.forEach((name, value) => {
+    headerBytes += name.length + value.length + 4;
+    const earlier = headers.get(name);
+    // Repeated headers fold into one comma-separated value (RFC 9110 §5.3).
+    headers.set(name, earlier === undefined ? value : `${earlier}, ${value}`);
+  });
+  const origin = headers.get('origin');
+  return {
+    method: req.getCaseSensitiveMethod().toUpperCase(),
+    path: req.getUrl(),
+    route: 'unknown',
+    headers,
+    headerBytes,
+    origin,
+    remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    corsHeaders: cors.headersFor(origin),
+    extraHeaders: undefined,
+    aborted: false,
+    requestId: ++requestCounter,
+    startedAtNs: process.hrtime.bigint(),
+  };
+}
+
+function notFound(path: string): never {
+  throw new GateError(404, 'NOT_FOUND', `No route for ${path.slice(0, 100)}; features live at /x404_auth/{blacklist|timelock|multitoken|activity|tier|nodebt|age}`);
+}
+
+function methodNotAllowed(method: string): never {
+  throw new GateError(405, 'METHOD_NOT_ALLOWED', `Method ${method.slice(0, 16)} is not allowed here; use GET`, { headers: { Allow: 'GET, OPTIONS' } });
+}

@@ -1,0 +1,191 @@
+import bs58 from 'bs58';
+import type { AccountInfo, ChainReader, KeyedAccount } from '../chain/types.js';
+import { divideRoundingUp } from '../features/lib/fixed.js';
+import { LendingDecodeError } from './bytes.js';
+import {
+  decodeKaminoObligation,
+  KAMINO_LEND_PROGRAM_ID,
+  KAMINO_OBLIGATION_DISCRIMINATOR,
+  KAMINO_OBLIGATION_SIZE,
+  KAMINO_OWNER_OFFSET,
+} from './kamino.js';
+import {
+  decodeMarginfiAccount,
+  decodeMarginfiBank,
+  hasLiability,
+  liabilityAmountX96,
+  MARGINFI_ACCOUNT_DISCRIMINATOR,
+  MARGINFI_ACCOUNT_SIZE,
+  MARGINFI_AUTHORITY_OFFSET,
+  MARGINFI_PROGRAM_ID,
+  type MarginfiBalance,
+  type MarginfiBank,
+} from './marginfi.js';
+import { decodeSaveObligation, SAVE_OBLIGATION_SIZE, SAVE_OWNER_OFFSET, SAVE_PROGRAM_ID } from './save.js';
+import { DOLLAR_STABLECOINS } from './stablecoins.js';
+import { usdFromScaledFraction, WAD } from './usd.js';
+
+/**
+ * A wallet's debt on each supported lending protocol, read from the protocols' own accounts over
+ * RPC: getProgramAccounts filtered by account size and the owner field (plus the account
+ * discriminator where there is one). Fail closed: a liability the gate can see but cannot price,
+ * and an owned account it cannot decode, are reported as `unpriced` — debt of unknown size that
+ * no allowance can cover.
+ */
+export const LENDING_PROTOCOLS = ['kamino', 'save', 'marginfi'] as const;
+export type LendingProtocol = (typeof LENDING_PROTOCOLS)[number];
+
+export interface ProtocolDebt {
+  protocol: LendingProtocol;
+  /** Obligation / margin accounts of the wallet found on the protocol. */
+  accounts: number;
+  /** Debt with a USD figure, × 10^18. */
+  debtUsdWad: bigint;
+  /** Human-readable reasons for debt whose USD value is unknown. */
+  unpriced: string[];
+}
+
+type DebtReader = (chain: ChainReader, wallet: string) => Promise<ProtocolDebt>;
+
+export const readDebt: Readonly<Record<LendingProtocol, DebtReader>> = {
+  save: readSaveDebt,
+  kamino: readKaminoDebt,
+  marginfi: readMarginfiDebt,
+};
+
+function ownedBy(offset: number, wallet: string) {
+  return { memcmp: { offset, bytes: wallet } };
+}
+
+function discriminatorAt0(discriminator: Buffer) {
+  return { memcmp: { offset: 0, bytes: bs58.encode(discriminator) } };
+}
+
+function undecodable(account: KeyedAccount, error: unknown): string {
+  const why = error instanceof LendingDecodeError ? error.message : 'unreadable data';
+  return `account ${account.pubkey} could not be decoded (${why}); counted as debt of unknown size`;
+}
+
+/**
+ * Save: `unweighted_borrowed_value`, the plain USD value of the borrows as of the obligation's
+ * last refresh. That cached figure can be stale or zero while borrows exist (it is only
+ * recomputed by refresh_obligation); `borrows_len` is always current, so a non-zero borrow count
+ * with a zero value is debt of unknown size.
+ */
+async function readSaveDebt(chain: ChainReader, wallet: string): Promise<ProtocolDebt> {
+  const accounts = await chain.getProgramAccounts(SAVE_PROGRAM_ID, {
+    filters: [{ dataSize: SAVE_OBLIGATION_SIZE }, ownedBy(SAVE_OWNER_OFFSET, wallet)],
+  });
+  const debt: ProtocolDebt = { protocol: 'save', accounts: 0, debtUsdWad: 0n, unpriced: [] };
+  for (const account of accounts) {
+    let obligation;
+    try {
+      obligation = decodeSaveObligation(account.account.data);
+    } catch (error) {
+      debt.accounts += 1;
+      debt.unpriced.push(undecodable(account, error));
+      continue;
+    }
+    if (obligation === null || obligation.owner !== wallet) continue;
+    debt.accounts += 1;
+    debt.debtUsdWad += obligation.unweightedBorrowedValueWad;
+    if (obligation.borrowsLen > 0 && obligation.unweightedBorrowedValueWad === 0n) {
+      debt.unpriced.push(`obligation ${account.pubkey} has ${obligation.borrowsLen} borrow(s) but no refreshed USD value`);
+    }
+  }
+  return debt;
+}
+
+/**
+ * Kamino: `borrowed_assets_market_value_sf`, the USD value of the borrows at the last refresh
+ * (without borrow factors). As with Save, `has_debt` or an occupied borrow slot with a zero cached
+ * value is debt of unknown size.
+ */
+async function readKaminoDebt(chain: ChainReader, wallet: string): Promise<ProtocolDebt> {
+  const accounts = await chain.getProgramAccounts(KAMINO_LEND_PROGRAM_ID, {
+    filters: [{ dataSize: KAMINO_OBLIGATION_SIZE }, discriminatorAt0(KAMINO_OBLIGATION_DISCRIMINATOR), ownedBy(KAMINO_OWNER_OFFSET, wallet)],
+  });
+  const debt: ProtocolDebt = { protocol: 'kamino', accounts: 0, debtUsdWad: 0n, unpriced: [] };
+  for (const account of accounts) {
+    let obligation;
+    try {
+      obligation = decodeKaminoObligation(account.account.data);
+    } catch (error) {
+      debt.accounts += 1;
+      debt.unpriced.push(undecodable(account, error));
+      continue;
+    }
+    if (obligation.owner !== wallet) continue;
+    debt.accounts += 1;
+    const value = usdFromScaledFraction(obligation.borrowedAssetsMarketValueSf);
+    debt.debtUsdWad += value;
+    const borrowing = obligation.hasDebt || obligation.borrows.some((borrow) => borrow.borrowedAmountSf > 0n);
+    if (borrowing && value === 0n) {
+      debt.unpriced.push(`obligation ${account.pubkey} has borrows but no refreshed USD value`);
+    }
+  }
+  return debt;
+}
+
+/**
+ * MarginFi keeps no USD figure on the account: each balance's liability is shares × the bank's
+ * liability share value, in the bank's mint. Liabilities in dollar stablecoins (USDC, USDT, PYUSD)
+ * are priced at $1; any other liability would need the bank's oracle, which the gate does not
+ * read, so it is debt of unknown size.
+ */
+async function readMarginfiDebt(chain: ChainReader, wallet: string): Promise<ProtocolDebt> {
+  const accounts = await chain.getProgramAccounts(MARGINFI_PROGRAM_ID, {
+    filters: [{ dataSize: MARGINFI_ACCOUNT_SIZE }, discriminatorAt0(MARGINFI_ACCOUNT_DISCRIMINATOR), ownedBy(MARGINFI_AUTHORITY_OFFSET, wallet)],
+  });
+  const debt: ProtocolDebt = { protocol: 'marginfi', accounts: 0, debtUsdWad: 0n, unpriced: [] };
+  const liabilities: { account: string; balance: MarginfiBalance }[] = [];
+  for (const account of accounts) {
+    let decoded;
+    try {
+      decoded = decodeMarginfiAccount(account.account.data);
+    } catch (error) {
+      debt.accounts += 1;
+      debt.unpriced.push(undecodable(account, error));
+      continue;
+    }
+    if (decoded.authority !== wallet) continue;
+    debt.accounts += 1;
+    for (const balance of decoded.balances) if (hasLiability(balance)) liabilities.push({ account: account.pubkey, balance });
+  }
+  if (liabilities.length === 0) return debt;
+
+  const bankKeys = [...new Set(liabilities.map(({ balance }) => balance.bank))];
+  const bankAccounts = await chain.getMultipleAccounts(bankKeys);
+  const banks = new Map(bankKeys.map((key, i) => [key, bankFrom(bankAccounts[i] ?? null)]));
+  for (const { account, balance } of liabilities) {
+    const bank = banks.get(balance.bank);
+    const where = `account ${account} borrows from bank ${balance.bank}`;
+    if (!bank) {
+      debt.unpriced.push(`${where}, which could not be read; counted as debt of unknown size`);
+      continue;
+    }
+    const symbol = DOLLAR_STABLECOINS.get(bank.mint);
+    if (symbol === undefined) {
+      debt.unpriced.push(`${where} (mint ${bank.mint}) with no price source (only USDC, USDT and PYUSD liabilities are priced)`);
+      continue;
+    }
+    debt.debtUsdWad += stablecoinUsdWad(balance, bank);
+  }
+  return debt;
+}
+
+function bankFrom(account: AccountInfo | null): MarginfiBank | undefined {
+  if (account === null || account.owner !== MARGINFI_PROGRAM_ID) return undefined;
+  try {
+    return decodeMarginfiBank(account.data);
+  } catch {
+    return undefined;
+  }
+}
+
+/** shares × share value (× 2^96) in base units → whole tokens → USD at $1, rounded up. */
+export function stablecoinUsdWad(balance: MarginfiBalance, bank: MarginfiBank): bigint {
+  const amountX96 = liabilityAmountX96(balance, bank);
+  if (amountX96 <= 0n) return 0n;
+  return divideRoundingUp(amountX96 * WAD, (1n << 96n) * 10n ** BigInt(bank.mintDecimals));
+}

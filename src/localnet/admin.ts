@@ -1,0 +1,120 @@
+/**
+ * Admin routes of the local chain, on the same port under /__localnet/, so that processes other
+ * than the one that started it (benchmark, gate dev server) can shape its state and faults:
+ *
+ *   GET  /__localnet/stats          → {httpRequests, calls}
+ *   POST /__localnet/reset-stats    → {ok:true}
+ *   POST /__localnet/fault          {mode, methods?, count?, variant?} → the fault now set
+ *   POST /__localnet/token-account  {owner, mint, amount:string, program, address?} → {address}
+ *   POST /__localnet/mint           {address?, decimals, program} → {address}
+ *   POST /__localnet/lamports       {address, lamports} → {ok:true}
+ *
+ * Admin calls are never counted in the stats and never hit by faults.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FaultInjector, FaultSpec } from './faults.js';
+import type { ChainState, TokenProgramName } from './state.js';
+import type { Counters } from './stats.js';
+
+export const ADMIN_PREFIX = '/__localnet/';
+const MAX_ADMIN_BODY_BYTES = 1_000_000;
+
+interface AdminContext {
+  state: ChainState;
+  faults: FaultInjector;
+  counters: Counters;
+}
+
+class BadRequest extends Error {}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_ADMIN_BODY_BYTES) throw new BadRequest('body too large');
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text) return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new BadRequest('body is not JSON');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BadRequest('body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+function stringField(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (typeof value !== 'string' || !value) throw new BadRequest(`${name} must be a non-empty string`);
+  return value;
+}
+
+function optionalString(body: Record<string, unknown>, name: string): string | undefined {
+  return body[name] === undefined || body[name] === null ? undefined : stringField(body, name);
+}
+
+function programField(body: Record<string, unknown>): TokenProgramName {
+  const program = body.program ?? 'token';
+  if (program !== 'token' && program !== 'token2022') throw new BadRequest("program must be 'token' or 'token2022'");
+  return program;
+}
+
+function amountField(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (typeof value === 'string' && /^\d+$/.test(value)) return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  throw new BadRequest(`${name} must be a non-negative integer (as a string)`);
+}
+
+export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx: AdminContext): Promise<void> {
+  const route = (req.url ?? '').slice(ADMIN_PREFIX.length).split('?')[0];
+  try {
+    if (route === 'stats' && req.method === 'GET') return reply(res, 200, ctx.counters.snapshot());
+    if (req.method !== 'POST') return reply(res, 405, { error: 'use POST (GET only for stats)' });
+    const body = await readJson(req);
+    switch (route) {
+      case 'reset-stats':
+        ctx.counters.reset();
+        return reply(res, 200, { ok: true });
+      case 'fault':
+        ctx.faults.set(body as unknown as FaultSpec);
+        return reply(res, 200, ctx.faults.current());
+      case 'token-account': {
+        const address = ctx.state.addTokenAccount({
+          owner: stringField(body, 'owner'),
+          mint: stringField(body, 'mint'),
+          amount: amountField(body, 'amount'),
+          program: programField(body),
+          address: optionalString(body, 'address'),
+        });
+        return reply(res, 200, { address });
+      }
+      case 'mint': {
+        const decimals = body.decimals;
+        if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 255) {
+          throw new BadRequest('decimals must be an integer 0..255');
+        }
+        const address = ctx.state.addMint({ address: optionalString(body, 'address'), decimals, program: programField(body) });
+        return reply(res, 200, { address });
+      }
+      case 'lamports':
+        ctx.state.setLamports(stringField(body, 'address'), amountField(body, 'lamports'));
+        return reply(res, 200, { ok: true });
+      default:
+        return reply(res, 404, { error: `no admin route ${route}` });
+    }
+  } catch (error) {
+    // Bad input (including invalid addresses rejected by the state) is the caller's mistake.
+    return reply(res, 400, { error: error instanceof Error ? error.message : String(error) });
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Fault injection for the local chain: lets tests and benchmarks see how the gate behaves when the
+ * RPC node misbehaves. Settable in-process (`handle.faults.set`) and over HTTP
+ * (`POST /__localnet/fault`) so out-of-process users can use it too.
+ */
+export type FaultMode = 'none' | 'http500' | 'http429' | 'timeout' | 'malformed' | 'rpc-error' | 'unhealthy';
+
+/** How a `malformed` reply is broken: cut-off JSON, or valid JSON-RPC whose result lacks `value`. */
+export type MalformedVariant = 'truncated' | 'no-value';
+
+export interface FaultSpec {
+  mode: FaultMode;
+  /** Only requests calling one of these methods are affected (a batch matches if any member does). */
+  methods?: string[];
+  /** Only the next N matching HTTP requests are affected, then back to normal. */
+  count?: number;
+  variant?: MalformedVariant;
+}
+
+const MODES: ReadonlySet<string> = new Set(['none', 'http500', 'http429', 'timeout', 'malformed', 'rpc-error', 'unhealthy']);
+
+export class FaultInjector {
+  private spec: FaultSpec = { mode: 'none' };
+  private remaining = Infinity;
+
+  set(spec: FaultSpec): void {
+    if (!MODES.has(spec.mode)) throw new Error(`unknown fault mode ${String(spec.mode)}`);
+    if (spec.count !== undefined && !(Number.isInteger(spec.count) && spec.count >= 0)) {
+      throw new Error('fault count must be a non-negative integer');
+    }
+    if (spec.methods !== undefined && !(Array.isArray(spec.methods) && spec.methods.every((m) => typeof m === 'string'))) {
+      throw new Error('fault methods must be an array of strings');
+    }
+    this.spec = { ...spec };
+    this.remaining = spec.count ?? Infinity;
+  }
+
+  clear(): void {
+    this.set({ mode: 'none' });
+  }
+
+  current(): FaultSpec & { remaining: number | null } {
+    return { ...this.spec, remaining: Number.isFinite(this.remaining) ? this.remaining : null };
+  }
+
+  /**
+   * Called once per RPC HTTP request with the methods it calls. Returns the fault to apply (and uses
+   * up one of its `count`), or null when the request should be served normally.
+   */
+  take(methods: readonly string[]): FaultSpec | null {
+    const spec = this.spec;
+    if (spec.mode === 'none' || this.remaining <= 0) return null;
+    if (spec.methods && !methods.some((m) => spec.methods!.includes(m))) return null;
+    this.remaining -= 1;
+    if (this.remaining <= 0) this.spec = { mode: 'none' };
+    return spec;
+  }
+
+  /** Whether a fault that applies per call (rpc-error, unhealthy) hits this batch member. */
+  static hits(spec: FaultSpec, method: string): boolean {
+    return !spec.methods || spec.methods.includes(method);
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * The local chain's HTTP server: Solana JSON-RPC on POST / (single calls and batches), the
+ * node's GET /health, and admin routes under /__localnet/ (admin.ts).
+ *
+ * node:http with keep-alive: benchmarks hit it with thousands of getMultipleAccounts per second,
+ * and every reply is assembled from precomputed account JSON.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { handleAdmin, ADMIN_PREFIX } from './admin.js';
+import { FaultInjector, type FaultSpec } from './faults.js';
+import { buildDemoState } from './fixture.js';
+import { callMethod } from './rpc.js';
+import { RpcError, RPC_INVALID_REQUEST, RPC_NODE_UNHEALTHY, RPC_PARSE_ERROR } from './rpc-error.js';
+import type { ChainState } from './state.js';
+import { Counters } from './stats.js';
+
+export interface LocalnetHandle {
+  url: string; // http://127.0.0.1:PORT
+  port: number;
+  state: ChainState;
+  faults: FaultInjector;
+  /** Calls counted per method, batch members counted individually. Admin routes are not counted. */
+  stats(): { httpRequests: number; calls: Record<string, number> };
+  resetStats(): void;
+  close(): Promise<void>;
+}
+
+export interface LocalnetOptions {
+  port?: number;
+  host?: string;
+  /** Defaults to the demo fixture (fixture.ts) built at `now`. */
+  state?: ChainState;
+  /** Reference time (ms) for the default fixture's blockTimes; defaults to Date.now(). */
+  now?: number;
+}
+
+/** The validator's JSON-RPC body limit. */
+export const MAX_BODY_BYTES = 51_200;
+/** How far behind the `unhealthy` fault claims the node is. */
+const UNHEALTHY_SLOTS_BEHIND = 150;
+
+interface RpcRequest {
+  id: unknown;
+  method: string;
+  params: unknown;
+}
+
+function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+function errorJson(id: unknown, error: Record<string, unknown>): string {
+  return `{"jsonrpc":"2.0","error":${JSON.stringify(error)},"id":${JSON.stringify(id ?? null)}}`;
+}
+
+/** Reads the body; null (after answering 413) when it is over the limit. */
+function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (declared > MAX_BODY_BYTES) {
+      tooLarge(req, res);
+      resolve(null);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        tooLarge(req, res);
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function tooLarge(req: IncomingMessage, res: ServerResponse): void {
+  if (res.headersSent) return;
+  // The rest of the body is not read: close the connection rather than drain it.
+  res.writeHead(413, { 'content-type': 'text/plain', connection: 'close' });
+  res.end('Payload Too Large');
+  req.resume();
+}
+
+function parseRequest(raw: unknown): RpcRequest | RpcError {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return new RpcError(RPC_INVALID_REQUEST, 'Invalid request');
+  const request = raw as Record<string, unknown>;
+  if (request.jsonrpc !== '2.0' || typeof request.method !== 'string') return new RpcError(RPC_INVALID_REQUEST, 'Invalid request');
+  return { id: request.id ?? null, method: request.method, params: request.params };
+}
+
+/** Runs one parsed member of a request, applying a per-call fault (rpc-error, unhealthy) if it hits. */
+function answer(state: ChainState, request: RpcRequest | RpcError, fault: FaultSpec | null): string {
+  if (request instanceof RpcError) return errorJson(null, request.toJson());
+  if (fault && FaultInjector.hits(fault, request.method)) {
+    if (fault.mode === 'rpc-error') {
+      return errorJson(request.id, { code: RPC_NODE_UNHEALTHY, message: 'Node is unhealthy', data: {} });
+    }
+    if (fault.mode === 'unhealthy') {
+      return errorJson(request.id, {
+        code: RPC_NODE_UNHEALTHY,
+        message: `Node is behind by ${UNHEALTHY_SLOTS_BEHIND} slots`,
+        data: { numSlotsBehind: UNHEALTHY_SLOTS_BEHIND },
+      });
+    }
+  }
+  try {
+    const result = callMethod(state, request.method, request.params);
+    if (fault?.mode === 'malformed' && fault.variant === 'no-value') return withoutValue(request.id, result);
+    return `{"jsonrpc":"2.0","result":${result},"id":${JSON.stringify(request.id)}}`;
+  } catch (error) {
+    if (error instanceof RpcError) return errorJson(request.id, error.toJson());
+    throw error;
+  }
+}
+
+/** A well-formed JSON-RPC reply that breaks the shape: `value` missing, or no result at all. */
+function withoutValue(id: unknown, resultJson: string): string {
+  const result = JSON.parse(resultJson) as unknown;
+  if (result && typeof result === 'object' && !Array.isArray(result) && 'context' in result) {
+    return `{"jsonrpc":"2.0","result":${JSON.stringify({ context: (result as { context: unknown }).context })},"id":${JSON.stringify(id)}}`;
+  }
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+}
+
+export async function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHandle> {
+  const state = options.state ?? buildDemoState(options.now === undefined ? {} : { now: options.now });
+  const faults = new FaultInjector();
+  const counters = new Counters();
+  /** Responses held open by the `timeout` fault, ended on close. */
+  const held = new Set<ServerResponse>();
+
+  async function handleRpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readBody(req, res);
+    if (body === null) return;
+    counters.httpRequests += 1;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      send(res, 200, errorJson(null, { code: RPC_PARSE_ERROR, message: 'Parse error' }));
+      return;
+    }
+    const isBatch = Array.isArray(parsed);
+    const members = (isBatch ? (parsed as unknown[]) : [parsed]).map(parseRequest);
+    if (isBatch && members.length === 0) {
+      send(res, 200, errorJson(null, { code: RPC_INVALID_REQUEST, message: 'Invalid request' }));
+      return;
+    }
+    const methods = members.filter((m): m is RpcRequest => !(m instanceof RpcError)).map((m) => m.method);
+    for (const method of methods) counters.count(method);
+
+    const fault = faults.take(methods);
+    switch (fault?.mode) {
+      case 'http500':
+        send(res, 500, 'Internal Server Error', { 'content-type': 'text/plain' });
+        return;
+      case 'http429':
+        send(res, 429, errorJson(null, { code: 429, message: 'Too many requests for a specific RPC call' }), { 'retry-after': '1' });
+        return;
+      case 'timeout':
+        held.add(res);
+        res.on('close', () => held.delete(res));
+        return;
+    }
+    const answers = members.map((member) => answer(state, member, fault));
+    let reply = isBatch ? `[${answers.join(',')}]` : answers[0]!;
+    if (fault?.mode === 'malformed' && fault.variant !== 'no-value') reply = reply.slice(0, Math.max(1, Math.floor(reply.length / 2)));
+    send(res, 200, reply);
+  }
+
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    const work = url.startsWith(ADMIN_PREFIX)
+      ? handleAdmin(req, res, { state, faults, counters })
+      : req.method === 'GET' && url === '/health'
+        ? Promise.resolve(res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'))
+        : req.method === 'POST'
+          ? handleRpc(req, res)
+          : Promise.resolve(send(res, 405, errorJson(null, { code: RPC_INVALID_REQUEST, message: 'Used HTTP Method is not allowed. POST or OPTIONS is required' })));
+    work.catch((error: unknown) => {
+      if (!res.headersSent) send(res, 500, JSON.stringify({ error: String(error) }));
+      else res.destroy();
+    });
+  });
+  // Benchmarks keep connections open between bursts.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    socket.setNoDelay(true);
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host ?? '127.0.0.1';
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    state,
+    faults,
+    stats: () => counters.snapshot(),
+    resetStats: () => counters.reset(),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const res of held) res.destroy();
+        held.clear();
+        server.close((error) => (error ? reject(error) : resolve()));
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}

@@ -1,0 +1,41 @@
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { startGate } from './app.js';
+import { createLogger } from './log.js';
+
+/** `npm start`: the gate, configured from the environment (README: Configuration). */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const gate = await startGate(config, logger);
+  logger.info({ port: gate.port, rpcEndpoints: config.rpcUrls.length, workerThreads: config.workerThreads, redis: Boolean(config.redisUrl) }, 'listening');
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    gate.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`x404-gate failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

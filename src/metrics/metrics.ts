@@ -1,0 +1,132 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The gate's Prometheus instruments, in one registry of their own (not prom-client's global one,
+ * so tests and embedded gates never collide). The server calls the small methods below; /metrics
+ * answers `await metrics.render()` with `metrics.contentType`.
+ *
+ * Label values are bounded sets the gate controls (route names, status codes, RPC method names,
+ * features, outcomes); never a wallet, a mint, a nonce or a token.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  private readonly requests = new Counter({
+    name: 'x404_http_requests_total',
+    help: 'HTTP responses by route and status code',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly requestSeconds = new Histogram({
+    name: 'x404_http_request_duration_seconds',
+    help: 'Time from reading a request to writing its response, by route',
+    labelNames: ['route'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  private readonly loginSeconds = new Histogram({
+    name: 'x404_login_duration_seconds',
+    help: 'Time from receiving a signed authentication request to answering it, by feature and outcome',
+    labelNames: ['feature', 'outcome'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  private readonly rpcCalls = new Counter({
+    name: 'x404_rpc_calls_total',
+    help: 'JSON-RPC calls made to the Solana RPC endpoint, by method',
+    labelNames: ['method'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly rpcErrors = new Counter({
+    name: 'x404_rpc_errors_total',
+    help: 'Failed JSON-RPC calls, by method and kind (timeout, http, rpc, network, rate_limited)',
+    labelNames: ['method', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly multipleAccountsBatch = new Histogram({
+    name: 'x404_rpc_get_multiple_accounts_batch_size',
+    help: 'Accounts requested per getMultipleAccounts call (after coalescing concurrent requests)',
+    buckets: [1, 2, 4, 8, 16, 32, 50, 64, 100],
+    registers: [this.registry],
+  });
+
+  private readonly nonceStoreOps = new Counter({
+    name: 'x404_nonce_store_operations_total',
+    help: 'Single-use nonce bookkeeping, by operation and result (consume: first|reused|error)',
+    labelNames: ['op', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  private queueDepthSource: () => number = () => 0;
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    const source = () => this.queueDepthSource();
+    new Gauge({
+      name: 'x404_worker_pool_queue_depth',
+      help: 'Signature-verification tasks waiting for a worker thread',
+      registers: [this.registry],
+      collect() {
+        this.set(source());
+      },
+    });
+    // Process CPU, memory, event-loop lag and GC: what an operator looks at first.
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'x404_' });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** `route` is the route's name or template, never the raw URL (which would make unbounded label values). */
+  countRequest(route: string, status: number): void {
+    this.requests.inc({ route, status: String(status) });
+  }
+
+  /** Fits ServerHooks.onResponse: counts the response and observes its duration. */
+  onResponse(route: string, status: number, startedAtNs: bigint): void {
+    this.requests.inc({ route, status: String(status) });
+    this.requestSeconds.observe({ route }, Number(process.hrtime.bigint() - startedAtNs) / 1e9);
+  }
+
+  /** outcome: success, or the error code the request ended with (INVALID_SIGNATURE, HOLDS_BANNED_TOKEN, …). */
+  observeLogin(feature: string, outcome: string, seconds: number): void {
+    this.loginSeconds.observe({ feature, outcome }, seconds);
+  }
+
+  /** Starts a login timer; call the returned function with the outcome when the answer is sent. */
+  startLoginTimer(feature: string): (outcome: string) => void {
+    const started = performance.now();
+    return (outcome) => this.observeLogin(feature, outcome, (performance.now() - started) / 1000);
+  }
+
+  countRpcCall(method: string): void {
+    this.rpcCalls.inc({ method });
+  }
+
+  countRpcError(method: string, kind: string): void {
+    this.rpcErrors.inc({ method, kind });
+  }
+
+  observeMultipleAccountsBatch(accounts: number): void {
+    this.multipleAccountsBatch.observe(accounts);
+  }
+
+  /** op: consume, health; result: first, reused, error, ok. */
+  countNonceStoreOp(op: string, result: string): void {
+    this.nonceStoreOps.inc({ op, result });
+  }
+
+  /** The worker pool tells how many tasks wait (e.g. `() => pool.queueSize`); read at each scrape. */
+  setQueueDepthSource(source: () => number): void {
+    this.queueDepthSource = source;
+  }
+}

@@ -1,0 +1,78 @@
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateDecision, RateLimiter } from './limiter.js';
+import type { RedisClient } from '../redis/client.js';
+import { DEFAULT_KEY_PREFIX } from '../redis/keys.js';
+import { createMemoryRateLimiter } from './memory-limiter.js';
+
+export interface RedisRateLimiterOptions {
+  limit: number;
+  windowSeconds?: number;
+  keyPrefix?: string;
+  /**
+   * Told when the limiter switches to its per-instance fallback (Redis failed) and back (Redis
+   * answered again): once per transition, so an outage does not flood the log.
+   */
+  onFallbackChange?: (usingFallback: boolean, error?: Error) => void;
+}
+
+/**
+ * Fixed-window counters in Redis (rate-limiter-flexible's atomic INCR+expiry script), so every
+ * instance sharing the Redis counts one client's requests together. Keys: `<prefix>rl:{<client>}`.
+ *
+ * When Redis is unreachable the limiter does not block requests and does not fail them: it counts in
+ * a bounded in-memory limiter of this instance instead (the deployment-wide limit becomes, for the
+ * outage, the limit per instance). Nonce issuance therefore keeps working during a Redis outage,
+ * still rate limited. The Redis client is owned by the caller, who closes it.
+ */
+export function createRedisRateLimiter(redis: RedisClient, options: RedisRateLimiterOptions): RateLimiter {
+  const { limit } = options;
+  const windowSeconds = options.windowSeconds ?? 60;
+  const shared = new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: `${options.keyPrefix ?? DEFAULT_KEY_PREFIX}rl`,
+    points: limit,
+    duration: windowSeconds,
+    // Do not even try while disconnected: go straight to the fallback.
+    rejectIfRedisNotReady: true,
+  });
+  const fallback = createMemoryRateLimiter({ limit, windowMs: windowSeconds * 1000 });
+  let usingFallback = false;
+
+  function decisionFrom(result: RateLimiterRes, allowed: boolean): RateDecision {
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, result.remainingPoints),
+      resetSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
+    };
+  }
+
+  function switchTo(fallbackNow: boolean, error?: Error): void {
+    if (usingFallback === fallbackNow) return;
+    usingFallback = fallbackNow;
+    options.onFallbackChange?.(fallbackNow, error);
+  }
+
+  return {
+    async hit(clientKey: string): Promise<RateDecision> {
+      const tagged = `{${clientKey}}`;
+      try {
+        const result = await shared.consume(tagged);
+        switchTo(false);
+        return decisionFrom(result, true);
+      } catch (rejection) {
+        // rate-limiter-flexible rejects with a RateLimiterRes when the limit is exceeded, and with an
+        // Error when the store failed.
+        if (rejection instanceof RateLimiterRes) {
+          switchTo(false);
+          return decisionFrom(rejection, false);
+        }
+        switchTo(true, rejection instanceof Error ? rejection : new Error(String(rejection)));
+        return fallback.hit(clientKey);
+      }
+    },
+    async close() {
+      await fallback.close();
+    },
+  };
+}

@@ -1,0 +1,177 @@
+import bs58 from 'bs58';
+import { buildChallenge, featurePath } from './challenge.js';
+import { decodeTokenClaims } from './claims.js';
+import { X404Error } from './errors.js';
+import { describeFailure, errorFromResponse, getFeature, retryAfterSeconds, type Fetch, type GateResponse } from './http.js';
+import { isFeature, policyToHeaders, type Feature, type PolicyFor } from './policy.js';
+import { resolveSigner, type ResolvedSigner, type Signer } from './signer.js';
+import { sharedDefaultStorage, storageKey, type TokenStorage } from './storage.js';
+
+export type AuthStep = 'reauthenticating' | 'requesting-nonce' | 'signing' | 'logging-in';
+
+export interface AuthenticateOptions<F extends Feature> {
+  /** Where the gate is served, e.g. `https://gate.example.com` (no trailing `/x404_auth`). */
+  baseUrl: string;
+  feature: F;
+  /** The feature's headers as an object; see PolicyByFeature. */
+  policy: PolicyFor<F>;
+  signer: Signer;
+  /** Where tokens are kept; default localStorage in browsers, memory elsewhere. `false`: never reuse or keep a token. */
+  storage?: TokenStorage | false;
+  /** Defaults to the global fetch. */
+  fetch?: Fetch;
+  signal?: AbortSignal;
+  /** Told each step as it starts, e.g. to show "Check your wallet…" during `signing`. */
+  onProgress?: (step: AuthStep) => void;
+}
+
+export interface AuthResult {
+  token: string;
+  /** The wallet, base58. */
+  publicKey: string;
+  feature: Feature;
+  /** true when a stored token was accepted and nothing was signed. */
+  alreadyAuthenticated: boolean;
+  /** The gate's whole success body, including feature results such as `tier`. */
+  body: Record<string, unknown>;
+}
+
+const NONCE_HEADER = 'x-404-nonce';
+const MECHANISM_HEADER = 'x-404-mechanism';
+
+/**
+ * Sign in to a gate feature: reuse a stored token when the gate still accepts it, otherwise run
+ * nonce → challenge → sign → login (SEED-SPEC §5) and store the new token. Every failure is an
+ * X404Error whose `code` is the gate's (CONTRACT) or NONCE_ERROR / SIGNING_ERROR (SEED-SPEC §7).
+ */
+export async function authenticate<F extends Feature>(options: AuthenticateOptions<F>): Promise<AuthResult> {
+  const { feature, signal, onProgress } = options;
+  if (!isFeature(feature)) throw new TypeError(`feature must be one of blacklist, timelock, multitoken, activity, tier, nodebt, age; got "${String(feature)}"`);
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const endpoint = `${baseUrl}${featurePath(feature)}`;
+  const fetchImpl: Fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const storage = options.storage === false ? undefined : (options.storage ?? sharedDefaultStorage());
+  const headers = policyToHeaders(feature, options.policy);
+
+  let signer: ResolvedSigner;
+  try {
+    signer = await resolveSigner(options.signer);
+  } catch (error) {
+    throw new X404Error('SIGNING_ERROR', `The wallet cannot sign: ${describeFailure(error)}`, 0, undefined, { cause: error });
+  }
+  const key = storageKey(baseUrl, feature, signer.address);
+
+  if (storage) {
+    const reused = await reauthenticate(fetchImpl, endpoint, feature, signer.address, headers.policy, storage, key, onProgress, signal);
+    if (reused) return reused;
+  }
+
+  onProgress?.('requesting-nonce');
+  const { nonce, mechanism } = await requestNonce(fetchImpl, endpoint, signal);
+
+  onProgress?.('signing');
+  let signature: Uint8Array;
+  try {
+    signature = await signer.sign(new TextEncoder().encode(buildChallenge(nonce, feature, mechanism)));
+  } catch (error) {
+    throw new X404Error('SIGNING_ERROR', `The challenge was not signed: ${describeFailure(error)}`, 0, undefined, { cause: error });
+  }
+
+  onProgress?.('logging-in');
+  let response: GateResponse;
+  try {
+    response = await getFeature(
+      fetchImpl,
+      endpoint,
+      {
+        ...headers.policy,
+        ...headers.location,
+        'x-404-nonce': nonce,
+        'x-404-signature': bs58.encode(signature),
+        'x-404-addr': signer.address,
+        'x-404-feature': feature,
+      },
+      signal,
+    );
+  } catch (error) {
+    throw new X404Error('NETWORK_ERROR', `The gate at ${baseUrl} could not be reached: ${describeFailure(error)}`, 0, undefined, { cause: error });
+  }
+  const body = response.body;
+  if (response.status !== 200 || body?.success !== true || typeof body.token !== 'string') throw errorFromResponse(response);
+
+  await storage?.set(key, body.token);
+  return { token: body.token, publicKey: signer.address, feature, alreadyAuthenticated: false, body };
+}
+
+/**
+ * CONTRACT §6: a stored token sent as x-jwt with the policy headers answers 200 while it is valid
+ * for this feature and policy. Any 401 (expired, other secret, other policy) drops it and the
+ * caller signs again; an unreachable gate is left to the nonce step to report.
+ */
+async function reauthenticate(
+  fetchImpl: Fetch,
+  endpoint: string,
+  feature: Feature,
+  wallet: string,
+  policyHeaders: Record<string, string>,
+  storage: TokenStorage,
+  key: string,
+  onProgress: ((step: AuthStep) => void) | undefined,
+  signal: AbortSignal | undefined,
+): Promise<AuthResult | undefined> {
+  const token = await storage.get(key);
+  if (!token) return undefined;
+  const claims = decodeTokenClaims(token);
+  if (!claims || claims.exp * 1000 <= Date.now() || claims.sub !== wallet || claims.feature !== feature) {
+    await storage.remove(key);
+    return undefined;
+  }
+
+  onProgress?.('reauthenticating');
+  let response: GateResponse;
+  try {
+    response = await getFeature(fetchImpl, endpoint, { ...policyHeaders, 'x-jwt': token, 'x-404-feature': feature }, signal);
+  } catch {
+    if (signal?.aborted) throw new X404Error('NETWORK_ERROR', 'Sign-in was aborted', 0, undefined, { cause: signal.reason });
+    return undefined;
+  }
+  const body = response.body;
+  if (response.status === 200 && body?.success === true && body.alreadyAuthenticated === true && body.publicKey === wallet) {
+    return { token, publicKey: wallet, feature, alreadyAuthenticated: true, body };
+  }
+  if (response.status === 401 || response.status === 200) {
+    await storage.remove(key);
+    return undefined;
+  }
+  throw errorFromResponse(response);
+}
+
+async function requestNonce(fetchImpl: Fetch, endpoint: string, signal: AbortSignal | undefined): Promise<{ nonce: string; mechanism: string }> {
+  let response: GateResponse;
+  try {
+    response = await getFeature(fetchImpl, endpoint, {}, signal);
+  } catch (error) {
+    throw new X404Error('NONCE_ERROR', `No nonce: the gate at ${endpoint} could not be reached (${describeFailure(error)})`, 0, undefined, { cause: error });
+  }
+  if (response.status !== 200) {
+    const gateError = errorFromResponse(response);
+    const retryAfter = retryAfterSeconds(response.headers);
+    throw new X404Error('NONCE_ERROR', `No nonce: the gate answered ${response.status} (${gateError.message})`, response.status, response.body, {
+      cause: gateError,
+      ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
+    });
+  }
+  // The headers are the spec's channel; the body repeats them (CONTRACT §3), which keeps a gate
+  // behind a proxy that strips Access-Control-Expose-Headers usable.
+  const nonce = response.headers.get(NONCE_HEADER) ?? stringField(response.body, 'nonce');
+  const mechanism = response.headers.get(MECHANISM_HEADER) ?? stringField(response.body, 'mechanism');
+  if (!nonce || !mechanism) {
+    throw new X404Error('NONCE_ERROR', 'No nonce: the gate answered without X-404-Nonce and X-404-Mechanism', response.status, response.body);
+  }
+  return { nonce, mechanism };
+}
+
+function stringField(body: Record<string, unknown> | undefined, name: string): string | undefined {
+  const value = body?.[name];
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,29 @@
+/**
+ * x404-gate/sdk: sign a wallet in to an x404 gate from a web page or from Node. No Node-only
+ * imports here: fetch, TextEncoder, WebCrypto (through @noble/ed25519) and bs58 only.
+ */
+export { authenticate, type AuthenticateOptions, type AuthResult, type AuthStep } from './authenticate.js';
+export { buildChallenge, featurePath } from './challenge.js';
+export { decodeTokenClaims, type GateTokenClaims } from './claims.js';
+export { X404Error, type X404ErrorBody, type X404ErrorCode } from './errors.js';
+export type { Fetch } from './http.js';
+export {
+  FEATURES,
+  isFeature,
+  policyToHeaders,
+  type ActivityPolicy,
+  type AgePolicy,
+  type Amount,
+  type BlacklistPolicy,
+  type Feature,
+  type GeoPolicy,
+  type MultitokenPolicy,
+  type NodebtPolicy,
+  type PolicyByFeature,
+  type PolicyFor,
+  type TierPolicy,
+  type TimelockPolicy,
+  type TokenRequirement,
+} from './policy.js';
+export { resolveSigner, type KeypairSigner, type PublicKeyLike, type ResolvedSigner, type Signer, type WalletSigner } from './signer.js';
+export { defaultStorage, memoryStorage, storageKey, webStorage, type TokenStorage } from './storage.js';

@@ -1,0 +1,44 @@
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+
+/**
+ * Ed25519 verification with node:crypto (OpenSSL): about 130 µs here against about 1.4 ms for
+ * @noble/ed25519, which the client side uses to sign. Cross-checked against RFC 8032 vectors and
+ * @noble/ed25519 in test/unit/ed25519.test.ts.
+ */
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+export function ed25519PublicKey(rawPublicKey: Uint8Array): KeyObject {
+  return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, rawPublicKey]), format: 'der', type: 'spki' });
+}
+
+export function verifyEd25519(rawPublicKey: Uint8Array, message: Uint8Array | string, signature: Uint8Array): boolean {
+  if (rawPublicKey.length !== 32 || signature.length !== 64) return false;
+  try {
+    const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
+    return verify(null, data, ed25519PublicKey(rawPublicKey), signature);
+  } catch {
+    // OpenSSL rejects some malformed keys at import; that is a failed verification, not an error.
+    return false;
+  }
+}
+
+/** A batch as it crosses to a worker: plain, structured-clonable data (Piscina's rule). */
+export interface VerifyBatch {
+  /** n × 32 bytes. */
+  publicKeys: Uint8Array;
+  /** n × 64 bytes. */
+  signatures: Uint8Array;
+  /** n UTF-8 challenges. */
+  messages: string[];
+}
+
+/** 1 for a valid signature, 0 otherwise, per entry. */
+export function verifyBatch(batch: VerifyBatch): Uint8Array {
+  const results = new Uint8Array(batch.messages.length);
+  for (let i = 0; i < results.length; i++) {
+    const publicKey = batch.publicKeys.subarray(i * 32, i * 32 + 32);
+    const signature = batch.signatures.subarray(i * 64, i * 64 + 64);
+    results[i] = verifyEd25519(publicKey, batch.messages[i] as string, signature) ? 1 : 0;
+  }
+  return results;
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const BASE = { JWT_SECRET: 'x'.repeat(32), SOLANA_RPC_URL: 'http://127.0.0.1:8899' };
+
+function variableOf(env: Record<string, string>): string | undefined {
+  try {
+    loadConfig(env);
+    return undefined;
+  } catch (error) {
+    return error instanceof ConfigError ? error.variable : 'not a ConfigError';
+  }
+}
+
+describe('configuration', () => {
+  it('applies the contract defaults', () => {
+    const config = loadConfig(BASE);
+    expect(config).toMatchObject({
+      port: 3000,
+      jwtExpirySeconds: 30 * 86_400,
+      mechanism: 'SERVICE404',
+      nonceTtlSeconds: 300,
+      holdingsScope: 'ata',
+      redisUrl: undefined,
+      trustProxy: 0,
+      rateLimitPerMinute: 600,
+      corsOrigins: ['*'],
+    });
+  });
+
+  it('reads a comma-separated RPC list as failover order', () => {
+    expect(loadConfig({ ...BASE, SOLANA_RPC_URL: 'http://a:1, https://b/rpc' }).rpcUrls).toEqual(['http://a:1', 'https://b/rpc']);
+  });
+
+  it('parses ms-style expiries', () => {
+    expect(loadConfig({ ...BASE, JWT_EXPIRY: '12h' }).jwtExpirySeconds).toBe(43_200);
+    expect(loadConfig({ ...BASE, JWT_EXPIRY: '900s' }).jwtExpirySeconds).toBe(900);
+  });
+
+  it.each([
+    [{ JWT_SECRET: '' }, 'JWT_SECRET'],
+    [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+    [{ SOLANA_RPC_URL: '' }, 'SOLANA_RPC_URL'],
+    [{ SOLANA_RPC_URL: 'ftp://x' }, 'SOLANA_RPC_URL'],
+    [{ SOLANA_RPC_URL: 'not a url' }, 'SOLANA_RPC_URL'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ JWT_EXPIRY: 'forever' }, 'JWT_EXPIRY'],
+    [{ HOLDINGS_SCOPE: 'some' }, 'HOLDINGS_SCOPE'],
+    [{ NONCE_TTL_SECONDS: '0' }, 'NONCE_TTL_SECONDS'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ TRUST_PROXY: '-1' }, 'TRUST_PROXY'],
+    [{ RATE_LIMIT_PER_MINUTE: '1.5' }, 'RATE_LIMIT_PER_MINUTE'],
+    [{ X404_MECHANISM: 'has space' }, 'X404_MECHANISM'],
+  ])('names the variable when %o is invalid', (override, variable) => {
+    expect(variableOf({ ...BASE, ...override })).toBe(variable);
+  });
+});

@@ -1,0 +1,381 @@
+/**
+ * The local chain speaks Solana's JSON-RPC wire format over real HTTP: shapes, limits, errors,
+ * batches, the body limit, fault injection, counters and admin routes.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
+import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+
+let chain: LocalnetHandle;
+
+beforeAll(async () => {
+  chain = await startLocalnet({ port: 0 });
+});
+afterAll(async () => {
+  await chain.close();
+});
+afterEach(() => {
+  chain.faults.set({ mode: 'none' });
+});
+
+interface RpcReply {
+  jsonrpc: string;
+  id: unknown;
+  result?: any;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+async function post(body: string, url = chain.url): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+}
+
+async function rpc(method: string, params?: unknown[], id: unknown = 1): Promise<RpcReply> {
+  const res = await post(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+  expect(res.status).toBe(200);
+  return (await res.json()) as RpcReply;
+}
+
+async function admin(route: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${chain.url}/__localnet/${route}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+const wallet = (name: string) => demoWallet(name).publicKey;
+
+describe('getMultipleAccounts', () => {
+  it('answers one entry per key, in order, null for missing accounts, with the node account shape', async () => {
+    const keys = [wallet('clean'), wallet('empty'), demoMint('usdc')];
+    const reply = await rpc('getMultipleAccounts', [keys, { encoding: 'base64' }]);
+    expect(reply.result.context).toEqual({ apiVersion: expect.any(String), slot: expect.any(Number) });
+    const [walletAccount, missing, mint] = reply.result.value;
+    expect(walletAccount).toMatchObject({ data: ['', 'base64'], executable: false, lamports: 5_000_000_000, owner: '11111111111111111111111111111111', space: 0 });
+    expect(missing).toBeNull();
+    expect(mint.owner).toBe('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
+    expect(Buffer.from(mint.data[0], 'base64')).toHaveLength(82);
+    expect(Buffer.from(mint.data[0], 'base64')[44]).toBe(6);
+  });
+
+  it('writes rentEpoch as the exact u64 the node sends', async () => {
+    const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getMultipleAccounts', params: [[wallet('clean')], { encoding: 'base64' }] }));
+    expect(await res.text()).toContain('"rentEpoch":18446744073709551615');
+  });
+
+  it('accepts 100 keys and refuses 101 with -32602', async () => {
+    const hundred = Array.from({ length: 100 }, () => wallet('clean'));
+    const ok = await rpc('getMultipleAccounts', [hundred, { encoding: 'base64' }]);
+    expect(ok.result.value).toHaveLength(100);
+    const tooMany = await rpc('getMultipleAccounts', [[...hundred, wallet('quiet')], { encoding: 'base64' }]);
+    expect(tooMany.error).toEqual({ code: -32602, message: 'Too many inputs provided; max 100' });
+  });
+
+  it('returns only the requested dataSlice', async () => {
+    const [ata] = await tokenAccounts('clean', { mint: demoMint('usdc') });
+    const reply = await rpc('getMultipleAccounts', [[ata!.pubkey], { encoding: 'base64', dataSlice: { offset: 64, length: 8 } }]);
+    const bytes = Buffer.from(reply.result.value[0].data[0], 'base64');
+    expect(bytes).toHaveLength(8);
+    expect(bytes.readBigUInt64LE(0)).toBe(25_000_000n);
+    expect(reply.result.value[0].space).toBe(165);
+  });
+
+  it('rejects an invalid address with -32602', async () => {
+    const reply = await rpc('getMultipleAccounts', [['not-a-key'], { encoding: 'base64' }]);
+    expect(reply.error?.code).toBe(-32602);
+  });
+});
+
+describe('encodings', () => {
+  it('defaults to base58 like the node, which fails with -32600 for accounts over 128 bytes', async () => {
+    const small = await rpc('getAccountInfo', [wallet('clean')]);
+    expect(small.result.value.data).toEqual(['', 'base58']);
+    const [ata] = await tokenAccounts('clean', { mint: demoMint('usdc') });
+    const large = await rpc('getAccountInfo', [ata!.pubkey]);
+    expect(large.error?.code).toBe(-32600);
+  });
+
+  it('parses token accounts and mints with jsonParsed', async () => {
+    const mint = await rpc('getAccountInfo', [demoMint('bonk'), { encoding: 'jsonParsed' }]);
+    expect(mint.result.value.data).toMatchObject({ program: 'spl-token', parsed: { type: 'mint', info: { decimals: 5, isInitialized: true } } });
+  });
+
+  it('answers getBalance, getSlot, getHealth and getVersion', async () => {
+    expect((await rpc('getBalance', [wallet('whale')])).result.value).toBe(10_000_000_000_000);
+    expect((await rpc('getBalance', [wallet('empty')])).result.value).toBe(0);
+    expect((await rpc('getSlot')).result).toBeGreaterThan(0);
+    expect((await rpc('getHealth')).result).toBe('ok');
+    expect((await rpc('getVersion')).result['solana-core']).toMatch(/^\d+\.\d+\.\d+$/);
+    expect((await rpc('getNothing')).error?.code).toBe(-32601);
+  });
+});
+
+async function tokenAccounts(name: string, filter: Record<string, string>, encoding = 'base64') {
+  const reply = await rpc('getTokenAccountsByOwner', [wallet(name), filter, { encoding }]);
+  expect(reply.error).toBeUndefined();
+  return reply.result.value as { pubkey: string; account: any }[];
+}
+
+describe('getTokenAccountsByOwner', () => {
+  it('finds ATA and non-ATA accounts of one token program, in base64', async () => {
+    const all = await tokenAccounts('banned-nonata', { programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' });
+    expect(all).toHaveLength(2);
+    const banned = await tokenAccounts('banned-nonata', { mint: demoMint('banned') });
+    expect(banned).toHaveLength(1);
+    const data = Buffer.from(banned[0]!.account.data[0], 'base64');
+    expect(data.readBigUInt64LE(64)).toBe(5_000_000_000n);
+    const t22 = await tokenAccounts('banned-nonata', { programId: 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb' });
+    expect(t22).toHaveLength(0);
+  });
+
+  it('returns parsed token amounts with jsonParsed, per program', async () => {
+    const [parsed] = await tokenAccounts('t22-holder', { programId: 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb' }, 'jsonParsed');
+    expect(parsed!.account.owner).toBe('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
+    expect(parsed!.account.data.program).toBe('spl-token-2022');
+    expect(parsed!.account.data.parsed.info).toMatchObject({
+      mint: demoMint('t22'),
+      owner: wallet('t22-holder'),
+      tokenAmount: { amount: '42500000', decimals: 6, uiAmountString: '42.5' },
+      extensions: [{ extension: 'immutableOwner' }, { extension: 'transferFeeAmount', state: { withheldAmount: 1234 } }],
+    });
+  });
+
+  it('refuses an unknown mint and a program that is not a token program', async () => {
+    const unknownMint = await rpc('getTokenAccountsByOwner', [wallet('clean'), { mint: wallet('empty') }, { encoding: 'base64' }]);
+    expect(unknownMint.error).toEqual({ code: -32602, message: 'Invalid param: could not find mint' });
+    const notToken = await rpc('getTokenAccountsByOwner', [wallet('clean'), { programId: '11111111111111111111111111111111' }, { encoding: 'base64' }]);
+    expect(notToken.error?.code).toBe(-32602);
+  });
+});
+
+describe('getSignaturesForAddress', () => {
+  it('pages newest first through 2,500 signatures with `before`, which is exclusive', async () => {
+    const seen: { signature: string; slot: number; blockTime: number }[] = [];
+    let before: string | undefined;
+    for (;;) {
+      const reply = await rpc('getSignaturesForAddress', [wallet('old'), { limit: 1000, ...(before ? { before } : {}) }]);
+      const page = reply.result as typeof seen;
+      if (page.length === 0) break;
+      expect(page.length).toBeLessThanOrEqual(1000);
+      seen.push(...page);
+      before = page[page.length - 1]!.signature;
+    }
+    expect(seen).toHaveLength(2500);
+    expect(new Set(seen.map((s) => s.signature)).size).toBe(2500);
+    for (let i = 1; i < seen.length; i += 1) expect(seen[i]!.slot).toBeLessThanOrEqual(seen[i - 1]!.slot);
+    const oldestDaysAgo = (Date.now() / 1000 - seen[seen.length - 1]!.blockTime) / 86_400;
+    expect(Math.round(oldestDaysAgo)).toBe(400);
+  });
+
+  it('stops before `until` (exclusive) and reports items in the node shape', async () => {
+    const first = (await rpc('getSignaturesForAddress', [wallet('active'), { limit: 20 }])).result;
+    const page = (await rpc('getSignaturesForAddress', [wallet('active'), { limit: 20, before: first[2].signature, until: first[9].signature }])).result;
+    expect(page.map((s: any) => s.signature)).toEqual(first.slice(3, 9).map((s: any) => s.signature));
+    expect(Object.keys(page[0]).sort()).toEqual(['blockTime', 'confirmationStatus', 'err', 'memo', 'signature', 'slot']);
+  });
+
+  it('refuses limit over 1000 and processed commitment', async () => {
+    expect((await rpc('getSignaturesForAddress', [wallet('old'), { limit: 1001 }])).error?.code).toBe(-32602);
+    expect((await rpc('getSignaturesForAddress', [wallet('old'), { commitment: 'processed' }])).error?.code).toBe(-32602);
+  });
+});
+
+describe('getTransaction', () => {
+  async function swapSignature(): Promise<string> {
+    const sigs = (await rpc('getSignaturesForAddress', [wallet('active'), { limit: 100 }])).result as { signature: string }[];
+    for (const { signature } of sigs) {
+      const reply = await rpc('getTransaction', [signature, { encoding: 'json' }]);
+      if (reply.error?.code === -32015) return signature;
+    }
+    throw new Error('no v0 transaction in the active wallet history');
+  }
+
+  it('refuses a v0 transaction without maxSupportedTransactionVersion (-32015), serves it with 0', async () => {
+    const signature = await swapSignature();
+    const refused = await rpc('getTransaction', [signature, { encoding: 'json' }]);
+    expect(refused.error?.message).toContain('maxSupportedTransactionVersion');
+    const tx = (await rpc('getTransaction', [signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }])).result;
+    expect(tx.version).toBe(0);
+    const keys = [...tx.transaction.message.accountKeys, ...tx.meta.loadedAddresses.writable, ...tx.meta.loadedAddresses.readonly];
+    expect(tx.meta.loadedAddresses.writable.length).toBeGreaterThan(0);
+    // Some token balances sit on loaded (lookup table) addresses, past the static keys.
+    const indexes = tx.meta.postTokenBalances.map((b: any) => b.accountIndex);
+    expect(Math.max(...indexes)).toBeGreaterThanOrEqual(tx.transaction.message.accountKeys.length);
+    for (const balance of tx.meta.postTokenBalances) expect(keys[balance.accountIndex]).toBeDefined();
+    const jupiter = tx.transaction.message.instructions[0];
+    expect(keys[jupiter.programIdIndex]).toBe('JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVaBePg');
+  });
+
+  it('omits `version` for legacy transactions unless the client declares a version', async () => {
+    const [latest] = (await rpc('getSignaturesForAddress', [wallet('quiet'), { limit: 1 }])).result;
+    const plain = (await rpc('getTransaction', [latest.signature, { encoding: 'json' }])).result;
+    expect('version' in plain).toBe(false);
+    expect(plain.meta.status).toEqual({ Ok: null });
+    const declared = (await rpc('getTransaction', [latest.signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }])).result;
+    expect(declared.version).toBe('legacy');
+    expect(declared.slot).toBe(latest.slot);
+  });
+
+  it('returns null for an unknown signature', async () => {
+    const unknown = '5'.repeat(87);
+    const reply = await rpc('getTransaction', [unknown, { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
+    expect(reply.error).toBeUndefined();
+    expect(reply.result).toBeNull();
+  });
+});
+
+describe('getProgramAccounts', () => {
+  it('finds an obligation by dataSize and memcmp on its owner, with dataSlice', async () => {
+    const reply = await rpc('getProgramAccounts', [
+      'So1endDq2YkqhipRh3WViPa8hdiSpxWy6z3Z6tMCpAo',
+      { encoding: 'base64', filters: [{ dataSize: 1300 }, { memcmp: { offset: 42, bytes: wallet('debtor-save') } }], dataSlice: { offset: 200, length: 4 } },
+    ]);
+    expect(reply.result).toHaveLength(1);
+    const slice = Buffer.from(reply.result[0].account.data[0], 'base64');
+    expect(slice).toHaveLength(4);
+    expect(slice[3]).toBe(1); // borrows_len at 203
+  });
+
+  it('refuses more than 4 filters', async () => {
+    const filters = Array.from({ length: 5 }, () => ({ dataSize: 1300 }));
+    const reply = await rpc('getProgramAccounts', ['So1endDq2YkqhipRh3WViPa8hdiSpxWy6z3Z6tMCpAo', { encoding: 'base64', filters }]);
+    expect(reply.error?.code).toBe(-32602);
+  });
+
+  it('wraps in context only when withContext is set', async () => {
+    const params = { encoding: 'base64', withContext: true, filters: [{ memcmp: { offset: 40, bytes: wallet('no-debt') } }] };
+    const reply = await rpc('getProgramAccounts', ['MFv2hWf31Z9kbCa1snEPYctwafyhdvnV7FZnsebVacA', params]);
+    expect(reply.result.value).toHaveLength(1);
+  });
+});
+
+describe('HTTP', () => {
+  it('answers a batch in request order, errors in place, each member counted', async () => {
+    chain.resetStats();
+    const batch = [
+      { jsonrpc: '2.0', id: 'a', method: 'getSlot' },
+      { jsonrpc: '2.0', id: 'b', method: 'getBalance', params: [wallet('clean')] },
+      { jsonrpc: '2.0', id: 'c', method: 'noSuchMethod' },
+      { jsonrpc: '2.0', id: 'd', method: 'getBalance', params: [wallet('quiet')] },
+    ];
+    const replies = (await (await post(JSON.stringify(batch))).json()) as RpcReply[];
+    expect(replies.map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(replies[1]!.result.value).toBe(5_000_000_000);
+    expect(replies[2]!.error?.code).toBe(-32601);
+    expect(chain.stats()).toEqual({ httpRequests: 1, calls: { getSlot: 1, getBalance: 2, noSuchMethod: 1 } });
+  });
+
+  it('answers 413 for a body over 51,200 bytes, and serves one just under', async () => {
+    const keys = Array.from({ length: 100 }, () => wallet('clean'));
+    const padding = (size: number) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getMultipleAccounts', params: [keys, { encoding: 'base64' }], pad: '' }).length - size;
+    const body = (size: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getMultipleAccounts', params: [keys, { encoding: 'base64' }], pad: 'x'.repeat(-padding(size)) });
+    expect(body(51_201)).toHaveLength(51_201);
+    expect((await post(body(51_201))).status).toBe(413);
+    expect((await post(body(51_200))).status).toBe(200);
+  });
+
+  it('answers a parse error for invalid JSON', async () => {
+    const reply = (await (await post('{"jsonrpc":')).json()) as RpcReply;
+    expect(reply.error?.code).toBe(-32700);
+  });
+});
+
+describe('faults', () => {
+  it('http500 and http429 (with Retry-After) hit only the next `count` matching requests', async () => {
+    chain.faults.set({ mode: 'http500', count: 1 });
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }))).status).toBe(500);
+    expect((await rpc('getSlot')).result).toBeGreaterThan(0);
+
+    chain.faults.set({ mode: 'http429', methods: ['getMultipleAccounts'], count: 2 });
+    expect((await rpc('getSlot')).result).toBeGreaterThan(0); // another method: unaffected
+    const limited = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getMultipleAccounts', params: [[wallet('clean')], { encoding: 'base64' }] }));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBeTruthy();
+    await limited.arrayBuffer();
+    const call = () => post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getMultipleAccounts', params: [[wallet('clean')], { encoding: 'base64' }] }));
+    expect((await call()).status).toBe(429);
+    expect((await call()).status).toBe(200);
+  });
+
+  it('timeout never answers', async () => {
+    chain.faults.set({ mode: 'timeout', count: 1 });
+    const attempt = fetch(chain.url, {
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }),
+      signal: AbortSignal.timeout(300),
+    });
+    await expect(attempt).rejects.toThrow();
+    expect((await rpc('getSlot')).result).toBeGreaterThan(0);
+  });
+
+  it('malformed answers 200 with truncated JSON, or with a result missing `value`', async () => {
+    chain.faults.set({ mode: 'malformed', count: 1 });
+    const truncated = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBalance', params: [wallet('clean')] }));
+    expect(truncated.status).toBe(200);
+    const text = await truncated.text();
+    expect(() => JSON.parse(text)).toThrow();
+
+    chain.faults.set({ mode: 'malformed', variant: 'no-value', count: 1 });
+    const reply = await rpc('getBalance', [wallet('clean')]);
+    expect(reply.result.context).toBeDefined();
+    expect('value' in reply.result).toBe(false);
+  });
+
+  it('rpc-error and unhealthy answer JSON-RPC -32005 for the matching calls only', async () => {
+    chain.faults.set({ mode: 'rpc-error', methods: ['getBalance'], count: 1 });
+    const batch = [
+      { jsonrpc: '2.0', id: 1, method: 'getSlot' },
+      { jsonrpc: '2.0', id: 2, method: 'getBalance', params: [wallet('clean')] },
+    ];
+    const replies = (await (await post(JSON.stringify(batch))).json()) as RpcReply[];
+    expect(replies[0]!.result).toBeGreaterThan(0);
+    expect(replies[1]!.error).toMatchObject({ code: -32005, message: 'Node is unhealthy' });
+
+    chain.faults.set({ mode: 'unhealthy' });
+    expect((await rpc('getHealth')).error?.code).toBe(-32005);
+    expect((await rpc('getBalance', [wallet('clean')])).error?.code).toBe(-32005);
+    chain.faults.set({ mode: 'none' });
+    expect((await rpc('getHealth')).result).toBe('ok');
+  });
+
+  it('can be set over HTTP by other processes', async () => {
+    const current = await admin('fault', { mode: 'http500', count: 1 });
+    expect(current).toMatchObject({ mode: 'http500', remaining: 1 });
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }))).status).toBe(500);
+    expect((await rpc('getSlot')).result).toBeGreaterThan(0);
+  });
+});
+
+describe('admin routes', () => {
+  it('count calls, reset counters, and are not counted themselves', async () => {
+    await admin('reset-stats', {});
+    await rpc('getSlot');
+    await rpc('getSlot');
+    expect(await admin('stats')).toEqual({ httpRequests: 2, calls: { getSlot: 2 } });
+    expect(chain.stats().calls.getSlot).toBe(2);
+  });
+
+  it('create mints, token accounts and lamports that RPC then serves', async () => {
+    const owner = demoWallet('bench-wallet-0').publicKey;
+    const { address: mint } = await admin('mint', { decimals: 3, program: 'token2022' });
+    const { address: ata } = await admin('token-account', { owner, mint, amount: '12345', program: 'token2022' });
+    await admin('lamports', { address: owner, lamports: '7000000' });
+    const [account] = await tokenAccounts('bench-wallet-0', { mint }, 'jsonParsed');
+    expect(account!.pubkey).toBe(ata);
+    expect(account!.account.data.parsed.info.tokenAmount).toMatchObject({ amount: '12345', decimals: 3, uiAmountString: '12.345' });
+    expect((await rpc('getBalance', [owner])).result.value).toBe(7_000_000);
+    // Updating the same account keeps one account with the new amount.
+    await admin('token-account', { owner, mint, amount: '0', program: 'token2022' });
+    const after = await tokenAccounts('bench-wallet-0', { mint });
+    expect(after).toHaveLength(1);
+    expect(Buffer.from(after[0]!.account.data[0], 'base64').readBigUInt64LE(64)).toBe(0n);
+  });
+
+  it('answer 400 for bad input', async () => {
+    const res = await fetch(`${chain.url}/__localnet/token-account`, { method: 'POST', body: JSON.stringify({ owner: 'nope', mint: 'x', amount: '1' }) });
+    expect(res.status).toBe(400);
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { GateError } from '../../src/errors.js';
+import { NonceCodec } from '../../src/nonce/codec.js';
+import { MemoryNonceStore } from '../../src/nonce/memory-store.js';
+import { challengeFor } from '../../src/signature/challenge.js';
+
+const SECRET = 'a'.repeat(40);
+
+function codeOf(action: () => unknown): string | undefined {
+  try {
+    action();
+    return undefined;
+  } catch (error) {
+    return error instanceof GateError ? error.code : 'not a GateError';
+  }
+}
+
+describe('nonces', () => {
+  it('are at most 64 characters of [A-Za-z0-9_-] and never repeat', () => {
+    const codec = new NonceCodec(SECRET, 300);
+    const seen = new Set<string>();
+    for (let i = 0; i < 10_000; i++) {
+      const { nonce } = codec.issue('blacklist');
+      expect(nonce).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+      seen.add(nonce);
+    }
+    expect(seen.size).toBe(10_000);
+  });
+
+  it('are accepted for the feature they were issued for, with a stable single-use id', () => {
+    const codec = new NonceCodec(SECRET, 300);
+    const { nonce } = codec.issue('tier');
+    const first = codec.accept(nonce, 'tier');
+    expect(codec.accept(nonce, 'tier').id).toBe(first.id);
+    expect(first.id.length).toBeGreaterThanOrEqual(22); // 128 random bits
+  });
+
+  it('are refused for another feature, under another secret, or when altered', () => {
+    const codec = new NonceCodec(SECRET, 300);
+    const { nonce } = codec.issue('blacklist');
+    expect(codeOf(() => codec.accept(nonce, 'timelock'))).toBe('INVALID_NONCE');
+    expect(codeOf(() => new NonceCodec('b'.repeat(40), 300).accept(nonce, 'blacklist'))).toBe('INVALID_NONCE');
+    const altered = `${nonce.slice(0, 10)}${nonce[10] === 'A' ? 'B' : 'A'}${nonce.slice(11)}`;
+    expect(codeOf(() => codec.accept(altered, 'blacklist'))).toBe('INVALID_NONCE');
+    for (const garbage of ['', 'abc', nonce + 'A', nonce.slice(1), '!'.repeat(nonce.length), 'é'.repeat(nonce.length)]) {
+      expect(codeOf(() => codec.accept(garbage, 'blacklist'))).toBe('INVALID_NONCE');
+    }
+  });
+
+  it('expire after the configured lifetime', () => {
+    let now = 1_700_000_000_000;
+    const codec = new NonceCodec(SECRET, 300, () => now);
+    const { nonce } = codec.issue('age');
+    now += 299_999;
+    expect(codeOf(() => codec.accept(nonce, 'age'))).toBeUndefined();
+    now += 1;
+    expect(codeOf(() => codec.accept(nonce, 'age'))).toBe('NONCE_EXPIRED');
+  });
+
+  it('issued far in the future (forged clock) are invalid', () => {
+    let now = 1_700_000_000_000;
+    const issuer = new NonceCodec(SECRET, 300, () => now + 120_000);
+    const { nonce } = issuer.issue('age');
+    const verifier = new NonceCodec(SECRET, 300, () => now);
+    expect(codeOf(() => verifier.accept(nonce, 'age'))).toBe('INVALID_NONCE');
+  });
+});
+
+describe('consumed-nonce store (memory)', () => {
+  it('lets exactly one of many concurrent consumers through', async () => {
+    const store = new MemoryNonceStore();
+    const results = await Promise.all(Array.from({ length: 40 }, () => store.consume('id', Date.now() + 60_000)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    await store.close();
+  });
+
+  it('forgets entries once their nonce has expired', async () => {
+    let now = 1000;
+    const store = new MemoryNonceStore(60_000, () => now);
+    await store.consume('a', 2000);
+    await store.consume('b', 5000);
+    now = 3000;
+    store.sweep();
+    expect(store.size).toBe(1);
+    await store.close();
+  });
+});
+
+describe('challenge', () => {
+  it('is CHALLENGE::<nonce>::<path>::<MECHANISM>_<FEATURE>', () => {
+    expect(challengeFor('n0nce', '/x404_auth/blacklist', 'SERVICE404', 'blacklist')).toBe('CHALLENGE::n0nce::/x404_auth/blacklist::SERVICE404_BLACKLIST');
+    expect(challengeFor('n', '/x404_auth/nodebt', 'ACME', 'nodebt')).toBe('CHALLENGE::n::/x404_auth/nodebt::ACME_NODEBT');
+  });
+});
