@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import { addressBytes, encodeAddress } from './address.js';
 import { isOnCurve } from './ed25519-on-curve.js';
 import { LruCache } from './lru.js';
-import { ASSOCIATED_TOKEN_PROGRAM_ID } from './programs.js';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_IDS } from './programs.js';
 
 const PDA_MARKER = Buffer.from('ProgramDerivedAddress');
 const ATA_PROGRAM = addressBytes(ASSOCIATED_TOKEN_PROGRAM_ID);
 const MAX_SEED_BYTES = 32;
 const MAX_SEEDS = 16;
+/** The token programs' bytes, decoded once (base58 decoding costs ~5 µs). */
+const KNOWN_PROGRAMS = new Map<string, Buffer>(TOKEN_PROGRAM_IDS.map((id) => [id, addressBytes(id)]));
 
 /**
  * Solana's find_program_address: the first bump from 255 down for which
@@ -36,9 +38,9 @@ export function deriveAssociatedTokenAddress(owner: Uint8Array, mint: Uint8Array
 
 /**
  * Bounded LRU of derived ATAs. A login asks for the same few (wallet, mint) pairs again and again
- * (re-authentication, several features, retries). 100k entries hold the ATAs of ~25k wallets for
- * two mints under both programs; each entry is a ~135-character key and a 44-character value,
- * about 0.3 KB with Map overhead (measured by bench/ata.ts), so ~30 MB when full.
+ * (re-authentication, several features, retries). 100k entries hold the ATAs of 25k wallets for
+ * two mints under both programs, at ~220 bytes per entry (a ~135-character key, a 44-character
+ * value, Map overhead; measured by bench/ata.ts): ~21 MiB when full.
  */
 export const ATA_CACHE_CAPACITY = 100_000;
 const ataCache = new LruCache<string, string>(ATA_CACHE_CAPACITY);
@@ -49,7 +51,8 @@ export function associatedTokenAddress(owner: string, mint: string, tokenProgram
   const key = `${owner}:${tokenProgram}:${mint}`;
   let address = ataCache.get(key);
   if (address === undefined) {
-    address = encodeAddress(deriveAssociatedTokenAddress(addressBytes(owner), addressBytes(mint), addressBytes(tokenProgram)));
+    const program = KNOWN_PROGRAMS.get(tokenProgram) ?? addressBytes(tokenProgram);
+    address = encodeAddress(deriveAssociatedTokenAddress(addressBytes(owner), addressBytes(mint), program));
     ataCache.set(key, address);
   }
   return address;

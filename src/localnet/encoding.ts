@@ -4,7 +4,7 @@
  */
 import bs58 from 'bs58';
 import type { StoredAccount } from './accounts.js';
-import { decodeMintDecimals, decodeTokenAccount, EXTENSION, type Extension } from './layouts.js';
+import { decodeMintDecimals, decodeTokenAccount, EXTENSION, readExtensions, type Extension } from './layouts.js';
 import { isTokenProgram, TOKEN_2022_PROGRAM } from './programs.js';
 import { RpcError, RPC_INVALID_PARAMS, RPC_INVALID_REQUEST } from './rpc-error.js';
 import { uiTokenAmount } from './transactions.js';
@@ -154,5 +154,7 @@ function parseTokenProgramAccount(
     mintAuthority: authority(0),
     supply: data.readBigUInt64LE(36).toString(),
   };
+  const extensions = token2022 ? readExtensions(data) : [];
+  if (extensions.length) info.extensions = extensions.map(extensionJson);
   return { parsed: { info, type: 'mint' }, program, space: data.length };
 }

@@ -144,6 +144,17 @@ export function decodeTokenAccount(data: Buffer, token2022: boolean): DecodedTok
   if (data.length > TOKEN_ACCOUNT_SIZE && !(token2022 && data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_ACCOUNT)) return null;
   const state = data[108] ?? 0;
   if (state === TOKEN_ACCOUNT_STATE.uninitialized) return null;
+  return {
+    mint: bs58.encode(data.subarray(0, 32)),
+    owner: bs58.encode(data.subarray(32, 64)),
+    amount: data.readBigUInt64LE(64),
+    state,
+    extensions: readExtensions(data),
+  };
+}
+
+/** Token-2022 TLV extensions after the account type byte (none for 82/165-byte accounts). */
+export function readExtensions(data: Buffer): Extension[] {
   const extensions: Extension[] = [];
   let offset = TOKEN_ACCOUNT_SIZE + 1;
   while (offset + 4 <= data.length) {
@@ -153,13 +164,7 @@ export function decodeTokenAccount(data: Buffer, token2022: boolean): DecodedTok
     extensions.push({ type, value: data.subarray(offset + 4, offset + 4 + length) });
     offset += 4 + length;
   }
-  return {
-    mint: bs58.encode(data.subarray(0, 32)),
-    owner: bs58.encode(data.subarray(32, 64)),
-    amount: data.readBigUInt64LE(64),
-    state,
-    extensions,
-  };
+  return extensions;
 }
 
 /** Decimals of a mint account's bytes, or null when the bytes are not an initialized mint. */

@@ -100,12 +100,16 @@ const getMultipleAccounts: Handler = (state, params) => {
   if (keys.length > MAX_MULTIPLE_ACCOUNTS) {
     throw new RpcError(RPC_INVALID_PARAMS, `Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
   }
-  const addresses = keys.map(pubkeyParam);
   const options = parseEncodingOptions(configAt(params, 1));
   const decimals = mintDecimalsLookup(state);
-  const values = addresses.map((address) => {
-    const account = state.getAccount(address);
-    return account ? renderAccount(account, options, decimals)! : 'null';
+  const values = keys.map((key: unknown) => {
+    // A key naming a stored account is valid; only unknown keys need the base58 check (hot path).
+    const account = typeof key === 'string' ? state.getAccount(key) : undefined;
+    if (!account) {
+      pubkeyParam(key);
+      return 'null';
+    }
+    return renderAccount(account, options, decimals)!;
   });
   return context(state, `[${values.join(',')}]`);
 };

@@ -15,6 +15,8 @@ export interface RedisRateLimiterOptions {
   onFallbackChange?: (usingFallback: boolean, error?: Error) => void;
 }
 
+const REDIS_RETRY_AFTER_FAILURE_MS = 1000;
+
 /**
  * Fixed-window counters in Redis (rate-limiter-flexible's atomic INCR+expiry script), so every
  * instance sharing the Redis counts one client's requests together. Keys: `<prefix>rl:{<client>}`.
@@ -37,6 +39,9 @@ export function createRedisRateLimiter(redis: RedisClient, options: RedisRateLim
   });
   const fallback = createMemoryRateLimiter({ limit, windowMs: windowSeconds * 1000 });
   let usingFallback = false;
+  // After a failure, skip Redis for a moment: a Redis that accepts connections but does not answer
+  // would otherwise cost every request the full command timeout.
+  let retryRedisAt = 0;
 
   function decisionFrom(result: RateLimiterRes, allowed: boolean): RateDecision {
     return {
@@ -55,6 +60,7 @@ export function createRedisRateLimiter(redis: RedisClient, options: RedisRateLim
 
   return {
     async hit(clientKey: string): Promise<RateDecision> {
+      if (usingFallback && Date.now() < retryRedisAt) return fallback.hit(clientKey);
       const tagged = `{${clientKey}}`;
       try {
         const result = await shared.consume(tagged);
@@ -67,6 +73,7 @@ export function createRedisRateLimiter(redis: RedisClient, options: RedisRateLim
           switchTo(false);
           return decisionFrom(rejection, false);
         }
+        retryRedisAt = Date.now() + REDIS_RETRY_AFTER_FAILURE_MS;
         switchTo(true, rejection instanceof Error ? rejection : new Error(String(rejection)));
         return fallback.hit(clientKey);
       }

@@ -100,6 +100,11 @@ describe('encodings', () => {
   it('parses token accounts and mints with jsonParsed', async () => {
     const mint = await rpc('getAccountInfo', [demoMint('bonk'), { encoding: 'jsonParsed' }]);
     expect(mint.result.value.data).toMatchObject({ program: 'spl-token', parsed: { type: 'mint', info: { decimals: 5, isInitialized: true } } });
+    const t22 = await rpc('getAccountInfo', [demoMint('t22'), { encoding: 'jsonParsed' }]);
+    expect(t22.result.value.data.program).toBe('spl-token-2022');
+    expect(t22.result.value.data.parsed.info.extensions).toEqual([
+      expect.objectContaining({ extension: 'transferFeeConfig', state: expect.objectContaining({ newerTransferFee: expect.objectContaining({ transferFeeBasisPoints: 50 }) }) }),
+    ]);
   });
 
   it('answers getBalance, getSlot, getHealth and getVersion', async () => {

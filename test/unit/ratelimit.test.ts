@@ -114,6 +114,11 @@ describe('Redis rate limiter when Redis goes away (private redis-server)', () =>
 
       await server.start();
       expect(await waitForRedis(redis, 10_000)).toBe(true);
+      // After a failure the limiter leaves Redis alone for a moment, then goes back to it.
+      for (let i = 0; i < 100 && transitions.length < 2; i += 1) {
+        await limiter.hit(`probe-${i}`);
+        await sleep(50);
+      }
       // The restarted Redis is empty: a fresh shared window.
       expect(await limiter.hit('192.0.2.50')).toMatchObject({ allowed: true, remaining: 1 });
       expect(transitions).toEqual([true, false]);

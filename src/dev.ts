@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGate } from './app.js';
+import { loadConfig } from './config.js';
+import { demoMint, demoWallet } from './localnet/fixture.js';
+import { startLocalnet } from './localnet/server.js';
+import { createLogger } from './log.js';
+import { authenticate, memoryStorage } from './sdk/index.js';
+
+/**
+ * `npm run dev`: the local chain with its demo wallets, and the gate pointed at it with a freshly
+ * generated development secret. Then it signs a demo wallet in, so the whole flow is visible.
+ */
+async function dev(): Promise<void> {
+  const localnet = await startLocalnet({ port: Number(process.env.LOCALNET_PORT ?? 8899), host: '127.0.0.1' });
+  const jwtSecret = randomBytes(48).toString('base64url');
+  const config = loadConfig({
+    LOG_LEVEL: 'warn',
+    ...process.env,
+    JWT_SECRET: process.env.JWT_SECRET ?? jwtSecret,
+    SOLANA_RPC_URL: process.env.SOLANA_RPC_URL ?? localnet.url,
+  });
+  const gate = await startGate(config, createLogger(config.logLevel));
+  const base = `http://127.0.0.1:${gate.port}`;
+
+  const policy = { excluded_mints: [demoMint('banned')], max_holdings: { [demoMint('usdc')]: '1000000000' }, geo_code: false, geo_code_locs: '' };
+  const clean = demoWallet('clean');
+  const result = await authenticate({ baseUrl: base, feature: 'blacklist', policy, signer: { secretKey: clean.secretKey }, storage: memoryStorage() });
+
+  // A Solana keypair file of the demo wallet, so the CLI line below works as printed.
+  const keypairFile = join(tmpdir(), 'x404-demo-clean.json');
+  writeFileSync(keypairFile, JSON.stringify([...clean.secretKey]));
+
+  const lines = [
+    '',
+    `x404 gate (development) on ${base}  ·  local chain on ${localnet.url}`,
+    `JWT_SECRET is a random development secret for this run only.`,
+    '',
+    `Demo: wallet "clean" (${clean.publicKey}) signed in to blacklist → HTTP 200, token ${result.token.slice(0, 24)}…`,
+    '',
+    'Try it yourself:',
+    `  curl -i ${base}/health`,
+    `  curl -i ${base}/x404_auth/blacklist            # a nonce in X-404-Nonce`,
+    `  npx x404 login --url ${base} --feature blacklist --keypair ${keypairFile} --policy '${JSON.stringify(policy)}'`,
+    '',
+    'Demo wallets (keypairs: demoWallet(name) in src/localnet/fixture.ts): clean, banned-holder, whale, tier-gold, lock-steady, active, old, debtor-save, …',
+    'Ctrl-C stops both.',
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+
+  const stop = async (): Promise<void> => {
+    await gate.stop();
+    await localnet.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+dev().catch((error: unknown) => {
+  process.stderr.write(`npm run dev failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
