@@ -16,9 +16,13 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { login: l
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+  if (command === undefined) {
+    printProgress(HELP);
+    return EXIT.usage;
+  }
+  if (command === 'help' || command === '--help' || command === '-h') {
     printResult(HELP);
-    return command === undefined ? EXIT.usage : EXIT.ok;
+    return EXIT.ok;
   }
   const run = COMMANDS[command];
   if (!run) throw new UsageError(`unknown command "${command}"; use login or verify (x404 --help)`);

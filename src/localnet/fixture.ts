@@ -54,7 +54,7 @@ import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { immutableOwnerExtension, transferFeeAmountExtension, transferFeeConfigExtension } from './layouts.js';
 import type { TokenProgramName } from './programs.js';
-import { blockTimeDaysAgo, customError, jupiterSwap, metaplexCall, solTransfer, stakeDelegation, tokenTransfer } from './recipes.js';
+import { customError, jupiterSwap, metaplexCall, solTransfer, stakeDelegation, tokenTransfer } from './recipes.js';
 import { ChainState, labelAddress } from './state.js';
 
 export interface DemoWallet {
@@ -259,7 +259,7 @@ function buildActivity(state: ChainState): void {
     const outgoing = i % 2 === 0;
     const daysAgo = 29 - i * 0.7;
     if (outgoing) {
-      const signature = solTransfer(state, {
+      solTransfer(state, {
         from: active,
         to: friend,
         lamports: 5_000_000,
@@ -269,7 +269,6 @@ function buildActivity(state: ChainState): void {
         ...(i === 0 ? { memo: 'first payment' } : {}),
       });
       balance -= 5000 + (failed ? 0 : 5_000_000);
-      void signature;
     } else {
       solTransfer(state, { from: friend, to: active, lamports: 1_000_000, daysAgo, fromBefore: 50 * SOL, toBefore: balance, ...(failed ? { err: customError(0, 1) } : {}) });
       if (!failed) balance += 1_000_000;
@@ -348,7 +347,6 @@ function buildAge(state: ChainState): void {
   solTransfer(state, { from: peer, to: young, lamports: 1 * SOL, daysAgo: 2, fromBefore: 30 * SOL, toBefore: 0 });
   solTransfer(state, { from: young, to: peer, lamports: 1_000_000, daysAgo: 1, fromBefore: SOL });
   solTransfer(state, { from: young, to: peer, lamports: 1_000_000, daysAgo: 0.2, fromBefore: SOL - 1_005_000 });
-  void blockTimeDaysAgo;
 }
 
 function buildLending(state: ChainState): void {

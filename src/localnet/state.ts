@@ -376,7 +376,7 @@ export class ChainState {
     if (options.before !== undefined) {
       const at = positions?.get(options.before);
       if (at === undefined) return [];
-      start = at;
+      start = at + 1;
     }
     let end = list.length;
     if (options.until !== undefined) {

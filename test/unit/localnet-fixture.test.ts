@@ -154,7 +154,7 @@ describe('histories', () => {
   it('age: old wallet first transaction has token balances without owner; young wallet began 2 days ago', async () => {
     let before: string | undefined;
     let last: any;
-    for (;;) {
+    for (let pages = 0; pages < 10; pages += 1) {
       const page = await rpc('getSignaturesForAddress', [wallet('old'), { limit: 1000, ...(before ? { before } : {}) }]);
       if (page.length === 0) break;
       last = page.at(-1);

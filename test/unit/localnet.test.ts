@@ -159,7 +159,7 @@ describe('getSignaturesForAddress', () => {
   it('pages newest first through 2,500 signatures with `before`, which is exclusive', async () => {
     const seen: { signature: string; slot: number; blockTime: number }[] = [];
     let before: string | undefined;
-    for (;;) {
+    for (let pages = 0; pages < 10; pages += 1) {
       const reply = await rpc('getSignaturesForAddress', [wallet('old'), { limit: 1000, ...(before ? { before } : {}) }]);
       const page = reply.result as typeof seen;
       if (page.length === 0) break;

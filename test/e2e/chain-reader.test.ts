@@ -1,0 +1,323 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
+import { createChainReader } from '../../src/chain/reader.js';
+import type { FetchLike } from '../../src/chain/rpc.js';
+import type { ChainReader } from '../../src/chain/types.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { GateError } from '../../src/errors.js';
+import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
+import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+
+let chain: LocalnetHandle;
+const readers: ChainReader[] = [];
+
+beforeAll(async () => {
+  chain = await startLocalnet();
+});
+afterAll(async () => {
+  await Promise.all(readers.map((reader) => reader.close()));
+  await chain.close();
+});
+beforeEach(() => {
+  chain.faults.clear();
+  chain.resetStats();
+});
+
+function config(env: Record<string, string> = {}): Config {
+  return loadConfig({ JWT_SECRET: 'x'.repeat(40), SOLANA_RPC_URL: chain.url, RPC_RETRIES: '1', ...env });
+}
+
+function reader(env: Record<string, string> = {}, fetch?: FetchLike): ChainReader {
+  const created = createChainReader(config(env), fetch ? { fetch } : {});
+  readers.push(created);
+  return created;
+}
+
+const wallet = (name: string): string => demoWallet(name).publicKey;
+const usdc = demoMint('usdc');
+const bonk = demoMint('bonk');
+
+async function expectUnavailable(promise: Promise<unknown>, reason?: RegExp): Promise<GateError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(GateError);
+  const gateError = error as GateError;
+  expect(gateError.httpStatus).toBe(503);
+  expect(gateError.code).toBe('UPSTREAM_UNAVAILABLE');
+  expect(gateError.options.headers?.['Retry-After']).toMatch(/^\d+$/);
+  if (reason) expect(gateError.message).toMatch(reason);
+  return gateError;
+}
+
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('holdings, HOLDINGS_SCOPE=ata', () => {
+  it('sums the ATAs of both token programs per mint', async () => {
+    const chainReader = reader();
+    expect(await chainReader.getTokenBalances(wallet('clean'), [usdc, bonk])).toEqual(
+      new Map([
+        [usdc, 25_000_000n],
+        [bonk, 15_000_000_000n],
+      ]),
+    );
+    // Token-2022 ATA with extensions.
+    expect(await chainReader.getTokenBalances(wallet('t22-holder'), [demoMint('t22')])).toEqual(new Map([[demoMint('t22'), 42_500_000n]]));
+    expect(await chainReader.getTokenBalances(wallet('banned-t22'), [demoMint('banned-t22')])).toEqual(
+      new Map([[demoMint('banned-t22'), 7_000_000_000n]]),
+    );
+  });
+
+  it('does not see non-ATA token accounts, and reports 0 for mints not held', async () => {
+    const chainReader = reader();
+    const balances = await chainReader.getTokenBalances(wallet('banned-nonata'), [demoMint('banned'), usdc]);
+    expect(balances).toEqual(
+      new Map([
+        [demoMint('banned'), 0n],
+        [usdc, 10_000_000n],
+      ]),
+    );
+    expect(await chainReader.getTokenBalances(wallet('empty'), [usdc])).toEqual(new Map([[usdc, 0n]]));
+  });
+
+  it('merges 64 concurrent logins (2 mints × 2 programs each) into one HTTP request', async () => {
+    const chainReader = reader();
+    const names = ['clean', 'whale', 'portfolio', 'banned-nonata'];
+    const wallets = Array.from({ length: 64 }, (_, i) => wallet(names[i] ?? `load-${i}`));
+    const results = await Promise.all(wallets.map((w) => chainReader.getTokenBalances(w, [usdc, bonk])));
+
+    expect(results[0]).toEqual(new Map([[usdc, 25_000_000n], [bonk, 15_000_000_000n]]));
+    expect(results[1]).toEqual(new Map([[usdc, 5_000_000_000_000n], [bonk, 0n]]));
+    expect(results[2]).toEqual(new Map([[usdc, 500_000_000n], [bonk, 200_000_000_000n]]));
+    expect(results[3]).toEqual(new Map([[usdc, 10_000_000n], [bonk, 0n]]));
+    for (const result of results.slice(4)) expect(result).toEqual(new Map([[usdc, 0n], [bonk, 0n]]));
+
+    // 256 keys → 3 getMultipleAccounts calls of ≤ 100 keys, packed into one batch body.
+    expect(chain.stats()).toEqual({ httpRequests: 1, calls: { getMultipleAccounts: 3 } });
+    expect(chainReader.stats()).toMatchObject({ httpRequests: 1, rpcCalls: { getMultipleAccounts: 3 }, errors: 0, batchedKeys: 256 });
+  });
+
+  it('deduplicates keys asked for by concurrent callers', async () => {
+    const chainReader = reader();
+    const results = await Promise.all(Array.from({ length: 10 }, () => chainReader.getTokenBalances(wallet('clean'), [usdc, bonk, usdc])));
+    for (const result of results) expect(result.get(usdc)).toBe(25_000_000n);
+    expect(chainReader.stats().batchedKeys).toBe(4);
+    expect(chain.stats().calls).toEqual({ getMultipleAccounts: 1 });
+  });
+});
+
+describe('holdings, HOLDINGS_SCOPE=all', () => {
+  it('finds tokens in non-ATA accounts of both programs', async () => {
+    const chainReader = reader({ HOLDINGS_SCOPE: 'all' });
+    expect(await chainReader.getTokenBalances(wallet('banned-nonata'), [demoMint('banned'), usdc])).toEqual(
+      new Map([
+        [demoMint('banned'), 5_000_000_000n],
+        [usdc, 10_000_000n],
+      ]),
+    );
+    expect((await chainReader.getTokenBalances(wallet('whale'), [usdc])).get(usdc)).toBe(6_000_000_000_000n);
+    expect((await chainReader.getTokenBalances(wallet('t22-holder'), [demoMint('t22')])).get(demoMint('t22'))).toBe(42_500_000n);
+    // Both programs in one HTTP request each time.
+    expect(chain.stats()).toEqual({ httpRequests: 3, calls: { getTokenAccountsByOwner: 6 } });
+  });
+});
+
+describe('getMultipleAccounts', () => {
+  it('splits into calls of 100 keys, keeps each caller’s order, and keeps bodies under 51,200 bytes', async () => {
+    const chainReader = reader();
+    const existing = [usdc, bonk, demoMint('t22'), wallet('clean'), chain.state.ataAddress(wallet('clean'), usdc, 'token')];
+    const keys = Array.from({ length: 1_200 }, (_, i) => (i % 100 === 7 ? existing[(i / 100) % existing.length | 0]! : wallet(`missing-${i}`)));
+    const accounts = await chainReader.getMultipleAccounts(keys);
+    expect(accounts).toHaveLength(1_200);
+    accounts.forEach((account, i) => {
+      const stored = chain.state.getAccount(keys[i]!);
+      if (!stored) expect(account).toBeNull();
+      else expect(account).toMatchObject({ owner: stored.owner, data: stored.data, executable: false });
+    });
+    expect(accounts.filter(Boolean).length).toBe(12);
+    // 12 calls of ~4.8 KB do not fit one 51,200-byte body: two requests, none refused with 413.
+    expect(chain.stats()).toEqual({ httpRequests: 2, calls: { getMultipleAccounts: 12 } });
+  });
+
+  it('sends callers with different data slices in different calls', async () => {
+    const chainReader = reader();
+    const ata = chain.state.ataAddress(wallet('clean'), usdc, 'token');
+    const [whole, sliced, missing] = await Promise.all([
+      chainReader.getMultipleAccounts([ata, usdc]),
+      chainReader.getMultipleAccounts([usdc, ata], { offset: 64, length: 8 }),
+      chainReader.getMultipleAccounts([wallet('nobody')], { offset: 64, length: 8 }),
+    ]);
+    expect(whole.map((a) => a?.data.length)).toEqual([165, 82]);
+    expect(sliced.map((a) => a?.data.length)).toEqual([8, 8]);
+    expect(sliced[1]!.data.readBigUInt64LE(0)).toBe(25_000_000n);
+    expect(sliced[1]!.owner).toBe(TOKEN_PROGRAM_ID);
+    expect(missing).toEqual([null]);
+    expect(chain.stats()).toEqual({ httpRequests: 1, calls: { getMultipleAccounts: 2 } });
+  });
+
+  it('matches batch answers by id, not by position', async () => {
+    const reversing: FetchLike = async (url, init) => {
+      const response = await fetch(url, init);
+      const body = (await response.json()) as unknown;
+      return new Response(JSON.stringify(Array.isArray(body) ? body.reverse() : body), { status: response.status });
+    };
+    const chainReader = reader({}, reversing);
+    const [clean, portfolio] = await Promise.all([
+      chainReader.getTokenBalances(wallet('clean'), [usdc]),
+      chainReader.getMultipleAccounts([usdc], { offset: 44, length: 1 }),
+    ]);
+    expect(clean.get(usdc)).toBe(25_000_000n);
+    expect(portfolio[0]!.data).toEqual(Buffer.of(6)); // decimals byte of the mint
+  });
+
+  it('rejects keys that are not addresses before sending anything', async () => {
+    const chainReader = reader();
+    await expect(chainReader.getMultipleAccounts(['not-a-key'])).rejects.toThrow(TypeError);
+    expect(chain.stats().httpRequests).toBe(0);
+  });
+});
+
+describe('failure handling', () => {
+  const modes = [
+    { mode: 'http500' },
+    { mode: 'http429' },
+    { mode: 'timeout' },
+    { mode: 'malformed' },
+    { mode: 'malformed', variant: 'no-value' },
+    { mode: 'rpc-error' },
+    { mode: 'unhealthy' },
+  ] as const;
+  for (const fault of modes) {
+    it(`fails closed with 503 when the node keeps answering ${fault.mode}${'variant' in fault ? ` (${fault.variant})` : ''}`, async () => {
+      const chainReader = reader({ RPC_TIMEOUT_MS: '300' });
+      chain.faults.set(fault);
+      const concurrent = Array.from({ length: 5 }, (_, i) => chainReader.getTokenBalances(wallet(i === 0 ? 'clean' : `fail-${i}`), [usdc]));
+      for (const attempt of concurrent) await expectUnavailable(attempt);
+      expect(chainReader.stats().errors).toBeGreaterThan(0);
+    });
+  }
+
+  it('fails closed on history and program-account reads too', async () => {
+    const chainReader = reader({ RPC_RETRIES: '0' });
+    chain.faults.set({ mode: 'http500' });
+    await expectUnavailable(chainReader.getSignaturesForAddress(wallet('young'), { limit: 10 }), /getSignaturesForAddress: HTTP 500/);
+    await expectUnavailable(chainReader.getProgramAccounts(TOKEN_PROGRAM_ID, { filters: [{ dataSize: 82 }] }));
+    await expectUnavailable(chainReader.getTokenBalances(wallet('clean'), [usdc]));
+    chain.faults.clear();
+    const [signature] = await chainReader.getSignaturesForAddress(wallet('young'), { limit: 1 });
+    chain.faults.set({ mode: 'rpc-error', methods: ['getTransaction'] });
+    await expectUnavailable(chainReader.getTransactions([signature!.signature]), /JSON-RPC error -32005/);
+  });
+
+  for (const mode of ['http500', 'http429'] as const) {
+    it(`retries once after a single ${mode} and succeeds`, async () => {
+      const chainReader = reader();
+      chain.faults.set({ mode, count: 1 });
+      expect((await chainReader.getTokenBalances(wallet('clean'), [usdc])).get(usdc)).toBe(25_000_000n);
+      expect(chain.stats().httpRequests).toBe(2);
+      expect(chainReader.stats()).toMatchObject({ httpRequests: 2, errors: 1 });
+    });
+  }
+
+  it('does not retry invalid params (-32602)', async () => {
+    const chainReader = reader({ RPC_RETRIES: '3' });
+    const tooManyFilters = Array.from({ length: 5 }, () => ({ dataSize: 165 }));
+    await expectUnavailable(chainReader.getProgramAccounts(TOKEN_PROGRAM_ID, { filters: tooManyFilters }), /-32602/);
+    expect(chain.stats().httpRequests).toBe(1);
+  });
+
+  it('fails over to the next URL when the first is down, and stays there', async () => {
+    const chainReader = reader({ SOLANA_RPC_URL: `${await closedPortUrl()},${chain.url}`, RPC_RETRIES: '0' });
+    expect((await chainReader.getTokenBalances(wallet('clean'), [usdc])).get(usdc)).toBe(25_000_000n);
+    expect((await chainReader.getTokenBalances(wallet('portfolio'), [usdc])).get(usdc)).toBe(500_000_000n);
+    // Three attempts: the dead endpoint once, then the live one twice.
+    expect(chainReader.stats()).toMatchObject({ httpRequests: 3, errors: 1 });
+    expect(chain.stats().httpRequests).toBe(2);
+  });
+
+  it('gives up on a hanging node after RPC_TIMEOUT_MS', async () => {
+    const chainReader = reader({ RPC_TIMEOUT_MS: '200', RPC_RETRIES: '0' });
+    chain.faults.set({ mode: 'timeout' });
+    await expectUnavailable(chainReader.getMultipleAccounts([usdc]), /timed out/);
+  });
+});
+
+describe('history and program accounts', () => {
+  it('pages signatures newest first and flattens transactions', async () => {
+    const chainReader = reader();
+    const young = wallet('young');
+    const page = await chainReader.getSignaturesForAddress(young, { limit: 1000 });
+    expect(page).toHaveLength(3);
+    expect(page[0]!.slot).toBeGreaterThanOrEqual(page[2]!.slot);
+    const older = await chainReader.getSignaturesForAddress(young, { limit: 1000, before: page[0]!.signature });
+    expect(older.map((s) => s.signature)).toEqual(page.slice(1).map((s) => s.signature));
+
+    const transactions = await chainReader.getTransactions(page.map((s) => s.signature));
+    expect(chain.stats().httpRequests).toBe(3); // two pages, then one batch of three getTransaction
+    transactions.forEach((tx, i) => {
+      expect(tx!.signature).toBe(page[i]!.signature);
+      expect(tx!.slot).toBe(page[i]!.slot);
+      expect(tx!.accountKeys).toContain(young);
+      expect(tx!.preBalances).toHaveLength(tx!.accountKeys.length);
+      expect(typeof tx!.postBalances[0]).toBe('bigint');
+      expect(tx!.instructions.length).toBeGreaterThan(0);
+    });
+  });
+
+  it('resolves loaded addresses, inner instructions and token balances of a v0 transaction', async () => {
+    const chainReader = reader();
+    const active = wallet('active');
+    const signatures = (await chainReader.getSignaturesForAddress(active, { limit: 1000 })).map((s) => s.signature);
+    const transactions = await chainReader.getTransactions(signatures);
+    const swap = transactions.find((tx) => tx!.instructions.some((ix) => ix.programId === 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVaBePg'))!;
+    expect(swap).toBeDefined();
+    const raw = chain.state.getTransaction(swap.signature)!.result as {
+      transaction: { message: { accountKeys: string[] } };
+      meta: { loadedAddresses: { writable: string[]; readonly: string[] } };
+    };
+    expect(swap.accountKeys).toEqual([
+      ...raw.transaction.message.accountKeys,
+      ...raw.meta.loadedAddresses.writable,
+      ...raw.meta.loadedAddresses.readonly,
+    ]);
+    expect(raw.meta.loadedAddresses.writable.length + raw.meta.loadedAddresses.readonly.length).toBeGreaterThan(0);
+    for (const balance of [...swap.preTokenBalances, ...swap.postTokenBalances]) {
+      expect(typeof balance.amount).toBe('bigint');
+      expect(swap.accountKeys[balance.accountIndex]).toBeDefined();
+    }
+    const failed = transactions.filter((tx) => tx!.err !== null);
+    expect(failed.length).toBe(4);
+  });
+
+  it('answers null for a transaction the node does not have', async () => {
+    const chainReader = reader();
+    const [signature] = await chainReader.getSignaturesForAddress(wallet('young'), { limit: 1 });
+    const unknown = '1'.repeat(64);
+    expect(await chainReader.getTransactions([unknown, signature!.signature]).then((txs) => txs.map((tx) => tx?.signature ?? null))).toEqual([
+      null,
+      signature!.signature,
+    ]);
+  });
+
+  it('reads lending obligations with filters and a data slice', async () => {
+    const chainReader = reader();
+    const save = 'So1endDq2YkqhipRh3WViPa8hdiSpxWy6z3Z6tMCpAo';
+    const filters = [{ dataSize: 1300 }, { memcmp: { offset: 42, bytes: wallet('debtor-save') } }];
+    const obligations = await chainReader.getProgramAccounts(save, { filters });
+    expect(obligations).toHaveLength(1);
+    expect(obligations[0]!.account.owner).toBe(save);
+    expect(obligations[0]!.account.data.subarray(42, 74).equals(Buffer.from(demoWallet('debtor-save').secretKey.subarray(32)))).toBe(true);
+    const sliced = await chainReader.getProgramAccounts(save, { filters, dataSlice: { offset: 203, length: 1 } });
+    expect(sliced[0]!.account.data).toEqual(Buffer.of(1)); // borrows_len
+    expect(await chainReader.getProgramAccounts(TOKEN_2022_PROGRAM_ID, { filters: [{ memcmp: { offset: 32, bytes: wallet('empty') } }] })).toEqual([]);
+  });
+});
