@@ -99,37 +99,28 @@ export class AccountBatcher {
         calls.push({ group, keys: unique.slice(start, start + MAX_KEYS_PER_CALL) });
       }
     }
-    const requests: RpcRequest[] = calls.map(({ group, keys }) => {
+    const requests: RpcRequest<(AccountInfo | null)[]>[] = calls.map(({ group, keys }) => {
       this.keysSent += keys.length;
       const options: Record<string, unknown> = { encoding: 'base64', commitment: this.config.rpcCommitment };
       if (group.slice !== undefined) options.dataSlice = group.slice;
-      return { method: 'getMultipleAccounts', params: [keys, options] };
+      return { method: 'getMultipleAccounts', params: [keys, options], parse: (result) => parseAccountList(result, keys.length, group.slice) };
     });
     const outcomes = await this.rpc.batch(requests);
 
-    const found = new Map<SliceGroup, Map<string, AccountInfo | null>>();
-    const failed = new Map<SliceGroup, Map<string, GateError>>();
+    // Per group: each key's account (or null), or the error of the call that carried it.
+    const answers = new Map(groups.map((group) => [group, new Map<string, AccountInfo | null | GateError>()]));
     calls.forEach(({ group, keys }, i) => {
       const outcome = outcomes[i]!;
-      try {
-        if (!outcome.ok) throw outcome.error;
-        const accounts = parseAccountList(outcome.result, keys.length, group.slice);
-        const results = found.get(group) ?? found.set(group, new Map()).get(group)!;
-        keys.forEach((key, k) => results.set(key, accounts[k]!));
-      } catch (error) {
-        const errors = failed.get(group) ?? failed.set(group, new Map()).get(group)!;
-        const gateError = error instanceof GateError ? error : malformed('getMultipleAccounts', 'unreadable reply');
-        for (const key of keys) errors.set(key, gateError);
-      }
+      const answer = answers.get(group)!;
+      keys.forEach((key, k) => answer.set(key, outcome.ok ? outcome.result[k]! : outcome.error));
     });
-
     for (const group of groups) {
-      const results = found.get(group);
-      const errors = failed.get(group);
+      const answer = answers.get(group)!;
       for (const waiter of group.waiters) {
-        const error = errors && waiter.keys.map((key) => errors.get(key)).find((e) => e !== undefined);
+        const values = waiter.keys.map((key) => answer.get(key) as AccountInfo | null | GateError);
+        const error = values.find((value) => value instanceof GateError);
         if (error) waiter.reject(error);
-        else waiter.resolve(waiter.keys.map((key) => results!.get(key)!));
+        else waiter.resolve(values as (AccountInfo | null)[]);
       }
     }
   }

@@ -24,8 +24,11 @@ export async function readSignatures(
   const config: Record<string, unknown> = { limit, commitment };
   if (before !== undefined) config.before = before;
   if (until !== undefined) config.until = until;
+  return rpc.call('getSignaturesForAddress', [address, config], (result) => parseSignatures(result, limit));
+}
+
+function parseSignatures(result: unknown, limit: number): SignatureInfo[] {
   const method = 'getSignaturesForAddress';
-  const result = await rpc.call(method, [address, config]);
   if (!Array.isArray(result) || result.length > limit) throw malformed(method, `expected an array of at most ${limit} items`);
   return result.map((item: unknown): SignatureInfo => {
     if (!isObject(item) || !looksLikeSignature(item.signature) || !isCount(item.slot) || !('err' in item)) {
@@ -50,10 +53,16 @@ export async function readTransactions(
     if (!looksLikeSignature(signature)) throw new TypeError('not a base58 signature');
   }
   const config = { encoding: 'json', maxSupportedTransactionVersion: 0, commitment };
-  const outcomes = await rpc.batch(signatures.map((signature) => ({ method: 'getTransaction', params: [signature, config] })));
-  return outcomes.map((outcome, i) => {
+  const outcomes = await rpc.batch(
+    signatures.map((signature) => ({
+      method: METHOD,
+      params: [signature, config],
+      parse: (result: unknown) => (result === null ? null : flattenTransaction(result, signature)),
+    })),
+  );
+  return outcomes.map((outcome) => {
     if (!outcome.ok) throw outcome.error;
-    return outcome.result === null ? null : flattenTransaction(outcome.result, signatures[i]!);
+    return outcome.result;
   });
 }
 

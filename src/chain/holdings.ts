@@ -5,7 +5,7 @@ import { associatedTokenAddress } from './ata.js';
 import { TOKEN_PROGRAM_IDS } from './programs.js';
 import { contextValue, malformed, parseKeyedAccounts } from './replies.js';
 import type { RpcClient } from './rpc.js';
-import { TOKEN_ACCOUNT_HEAD_SIZE, TokenAccountError, readTokenAccount, readTokenAccountHead } from './token-account.js';
+import { type RawTokenAccount, TOKEN_ACCOUNT_HEAD_SIZE, TokenAccountError, readTokenAccount, readTokenAccountHead } from './token-account.js';
 
 /**
  * Token balances per mint, summed as bigint over both token programs. An account counts only when
@@ -52,25 +52,36 @@ export async function readAllBalances(
     balances.set(mint, 0n);
     mintByHex.set(addressBytes(mint).toString('hex'), mint);
   }
-  const method = 'getTokenAccountsByOwner';
   const outcomes = await rpc.batch(
-    TOKEN_PROGRAM_IDS.map((programId) => ({ method, params: [wallet, { programId }, { encoding: 'base64', commitment }] })),
+    TOKEN_PROGRAM_IDS.map((programId) => ({
+      method: METHOD,
+      params: [wallet, { programId }, { encoding: 'base64', commitment }],
+      parse: (result: unknown) => tokenAccountsOf(result, programId),
+    })),
   );
-  outcomes.forEach((outcome, i) => {
+  for (const outcome of outcomes) {
     if (!outcome.ok) throw outcome.error;
-    const program = TOKEN_PROGRAM_IDS[i]!;
-    for (const { account } of parseKeyedAccounts(contextValue(outcome.result, method), method)) {
-      if (account.owner !== program) continue;
-      let token;
-      try {
-        token = readTokenAccount(account.data, program);
-      } catch (error) {
-        if (error instanceof TokenAccountError) throw malformed(method, error.message);
-        throw error;
-      }
+    for (const token of outcome.result) {
       const mint = mintByHex.get(token.mint.toString('hex'));
       if (mint !== undefined && token.owner.equals(walletBytes)) balances.set(mint, balances.get(mint)! + token.amount);
     }
-  });
+  }
   return balances;
+}
+
+const METHOD = 'getTokenAccountsByOwner';
+
+/** Decoded token accounts of a getTokenAccountsByOwner reply; accounts of another program are left out. */
+function tokenAccountsOf(result: unknown, program: string): RawTokenAccount[] {
+  const accounts = parseKeyedAccounts(contextValue(result, METHOD), METHOD);
+  return accounts
+    .filter(({ account }) => account.owner === program)
+    .map(({ account }) => {
+      try {
+        return readTokenAccount(account.data, program);
+      } catch (error) {
+        if (error instanceof TokenAccountError) throw malformed(METHOD, error.message);
+        throw error;
+      }
+    });
 }

@@ -26,14 +26,16 @@ export async function readProgramAccounts(
   }
   const config: Record<string, unknown> = { encoding: 'base64', commitment, filters };
   if (dataSlice !== undefined) config.dataSlice = dataSlice;
-  const accounts = parseKeyedAccounts(await rpc.call(METHOD, [programId, config]), METHOD, dataSlice?.length);
-  for (const { account } of accounts) {
-    if (account.owner !== programId) throw malformed(METHOD, 'an account is not owned by the program');
-    if (dataSlice === undefined && !checks.every((check) => check(account.data))) {
-      throw malformed(METHOD, 'an account does not match the filters');
+  return rpc.call(METHOD, [programId, config], (result) => {
+    const accounts = parseKeyedAccounts(result, METHOD, dataSlice?.length);
+    for (const { account } of accounts) {
+      if (account.owner !== programId) throw malformed(METHOD, 'an account is not owned by the program');
+      if (dataSlice === undefined && !checks.every((check) => check(account.data))) {
+        throw malformed(METHOD, 'an account does not match the filters');
+      }
     }
-  }
-  return accounts;
+    return accounts;
+  });
 }
 
 /** A local predicate equal to the node's filter; TypeError for a filter the node would refuse. */

@@ -1,17 +1,21 @@
-import { type GateError, upstreamUnavailable } from '../errors.js';
 import { looksLikeAddress } from './address.js';
 import type { AccountInfo, KeyedAccount } from './types.js';
 
 /**
  * Shape checks for RPC replies. Nothing an RPC returns is trusted: every field the gate reads is
- * checked here, and anything unexpected is a 503 (the chain could not be read), never a guess.
+ * checked, and anything unexpected throws MalformedReply, which the RPC client retries elsewhere
+ * and finally turns into a 503 (the chain could not be read), never a guess.
  * `rentEpoch` is never read: u64::MAX loses precision in JSON.parse.
  */
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-export function malformed(method: string, what: string): GateError {
-  return upstreamUnavailable(`malformed ${method} reply: ${what}`);
+export class MalformedReply extends Error {
+  override name = 'MalformedReply';
+}
+
+export function malformed(method: string, what: string): MalformedReply {
+  return new MalformedReply(`malformed ${method} reply: ${what}`);
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Config } from '../config.js';
 import { type GateError, upstreamUnavailable } from '../errors.js';
+import { MalformedReply } from './replies.js';
 
 /**
  * Solana JSON-RPC over plain HTTP POST (global fetch: undici, keep-alive). Not web3.js
@@ -9,7 +10,8 @@ import { type GateError, upstreamUnavailable } from '../errors.js';
  * - Every HTTP attempt has its own timeout (RPC_TIMEOUT_MS) and waits for one of RPC_CONCURRENCY
  *   slots; waiting for a slot does not count against the timeout.
  * - Retryable: network errors, timeouts, non-2xx HTTP (429 and 403 are how providers rate-limit),
- *   malformed JSON, a missing answer, and every JSON-RPC error except PERMANENT_CODES.
+ *   malformed JSON, a missing answer, a result its `parse` rejects (MalformedReply), and every
+ *   JSON-RPC error except PERMANENT_CODES.
  * - Failover: endpoints (SOLANA_RPC_URL, comma-separated) are used in order. The last one that
  *   answered stays current; one that fails cools down (exponential backoff with jitter, or its
  *   Retry-After if longer) and is tried again when another fails after that. A call gets one try
@@ -18,18 +20,20 @@ import { type GateError, upstreamUnavailable } from '../errors.js';
  *   (it often carries an API key) nor the provider's error text.
  */
 
-export interface RpcRequest {
+export interface RpcRequest<T = unknown> {
   method: string;
   params: unknown[];
+  /** Checks and converts `result`; throws MalformedReply when the shape is wrong (then retried). */
+  parse: (result: unknown) => T;
 }
 
-export type RpcOutcome = { ok: true; result: unknown } | { ok: false; error: GateError };
+export type RpcOutcome<T = unknown> = { ok: true; result: T } | { ok: false; error: GateError };
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
 /** The validator answers larger bodies with HTTP 413 (SOLANA.md). */
 export const MAX_BODY_BYTES = 51_200;
-/** Providers cap batch sizes and big batches make big responses; 100 calls is the common ceiling. */
+/** Keeps one reply a manageable size (and under the batch caps some providers set); not a validator limit. */
 export const MAX_CALLS_PER_BODY = 100;
 /** Invalid params (-32602) and an unsupported transaction version (-32015): no endpoint will answer differently. */
 const PERMANENT_CODES: ReadonlySet<number> = new Set([-32602, -32015]);
@@ -43,6 +47,7 @@ interface Member {
   id: number;
   method: string;
   json: string;
+  parse: (result: unknown) => unknown;
 }
 
 interface Endpoint {
@@ -60,8 +65,11 @@ type AttemptResult =
   | { kind: 'answered'; verdicts: Verdict[] };
 
 export interface RpcStats {
+  /** HTTP POSTs sent, retries included. */
   httpRequests: number;
+  /** JSON-RPC calls sent per method, each batch member and each retry counted. */
   rpcCalls: Record<string, number>;
+  /** Failed HTTP attempts plus failed calls inside answered batches (error, no answer, wrong shape). */
   errors: number;
 }
 
@@ -81,9 +89,9 @@ export class RpcClient {
     this.limit = pLimit(config.rpcConcurrency);
   }
 
-  /** One call; its `result`, or a thrown 503. */
-  async call(method: string, params: unknown[]): Promise<unknown> {
-    const [outcome] = await this.batch([{ method, params }]);
+  /** One call; its parsed `result`, or a thrown 503. */
+  async call<T>(method: string, params: unknown[], parse: (result: unknown) => T): Promise<T> {
+    const [outcome] = await this.batch([{ method, params, parse }]);
     if (!outcome!.ok) throw outcome!.error;
     return outcome!.result;
   }
@@ -92,20 +100,20 @@ export class RpcClient {
    * Many calls in as few HTTP requests as MAX_BODY_BYTES / MAX_CALLS_PER_BODY allow, bodies sent in
    * parallel under the concurrency limit. One outcome per request, in order; never rejects.
    */
-  async batch(requests: readonly RpcRequest[]): Promise<RpcOutcome[]> {
+  async batch<T>(requests: readonly RpcRequest<T>[]): Promise<RpcOutcome<T>[]> {
     const outcomes: RpcOutcome[] = new Array(requests.length);
     const sendable: Member[] = [];
-    requests.forEach(({ method, params }, index) => {
+    requests.forEach(({ method, params, parse }, index) => {
       const id = this.nextId++;
       const json = JSON.stringify({ jsonrpc: '2.0', id, method, params });
       if (Buffer.byteLength(json) + 2 > MAX_BODY_BYTES) {
         outcomes[index] = { ok: false, error: upstreamUnavailable(`${method}: request over ${MAX_BODY_BYTES} bytes`) };
       } else {
-        sendable.push({ index, id, method, json });
+        sendable.push({ index, id, method, json, parse });
       }
     });
     await Promise.all(packBodies(sendable).map((members) => this.sendWithRetries(members, outcomes)));
-    return outcomes;
+    return outcomes as RpcOutcome<T>[];
   }
 
   stats(): RpcStats {
@@ -114,9 +122,13 @@ export class RpcClient {
 
   private async sendWithRetries(members: Member[], outcomes: RpcOutcome[]): Promise<void> {
     const maxAttempts = this.endpoints.length + this.config.rpcRetries;
+    // The 503 passes on the provider's Retry-After when it gave one.
     const fail = (member: Member, reason: string, retryAfterMs = 0): void => {
-      const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-      outcomes[member.index] = { ok: false, error: upstreamUnavailable(`${member.method}: ${reason}`, retryAfterSeconds) };
+      const reasonText = `${member.method}: ${reason}`;
+      outcomes[member.index] = {
+        ok: false,
+        error: retryAfterMs > 0 ? upstreamUnavailable(reasonText, Math.ceil(retryAfterMs / 1000)) : upstreamUnavailable(reasonText),
+      };
     };
     let pending = members;
     for (let attempt = 1; pending.length > 0; attempt++) {
@@ -129,6 +141,7 @@ export class RpcClient {
       const result = await this.attempt(endpoint, pending);
       const retry: Member[] = [];
       let lastReason = '';
+      let lastRetryAfterMs = 0;
       if (result.kind === 'failed') {
         this.counters.errors++;
         if (result.permanent) {
@@ -137,6 +150,7 @@ export class RpcClient {
         }
         retry.push(...pending);
         lastReason = result.reason;
+        lastRetryAfterMs = result.retryAfterMs;
         this.markFailed(endpoint, result.retryAfterMs);
       } else {
         result.verdicts.forEach((verdict, i) => {
@@ -156,7 +170,7 @@ export class RpcClient {
         else this.markGood(endpoint);
       }
       if (retry.length > 0 && attempt >= maxAttempts) {
-        for (const member of retry) fail(member, lastReason);
+        for (const member of retry) fail(member, lastReason, lastRetryAfterMs);
         return;
       }
       pending = retry;
@@ -224,7 +238,7 @@ export class RpcClient {
     } catch {
       return { kind: 'failed', reason: 'malformed JSON reply', permanent: false, retryAfterMs: 0 };
     }
-    return { kind: 'answered', verdicts: matchReplies(reply, members) };
+    return { kind: 'answered', verdicts: matchReplies(reply, members).map((verdict, i) => parseVerdict(verdict, members[i]!)) };
   }
 }
 
@@ -270,6 +284,17 @@ function judge(reply: unknown): Verdict {
   }
   if (!('result' in reply)) return { ok: false, permanent: false, reason: 'reply without result' };
   return { ok: true, result: reply.result };
+}
+
+/** Runs the member's parse: a wrong shape is retried like any bad answer; anything else is a bug, not retried. */
+function parseVerdict(verdict: Verdict, member: Member): Verdict {
+  if (!verdict.ok) return verdict;
+  try {
+    return { ok: true, result: member.parse(verdict.result) };
+  } catch (error) {
+    if (error instanceof MalformedReply) return { ok: false, permanent: false, reason: error.message };
+    return { ok: false, permanent: true, reason: 'unreadable reply' };
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

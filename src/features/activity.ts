@@ -56,16 +56,17 @@ export const activityFeature: Feature<ActivityParams> = {
     const tally = { count: 0, volumeLamports: 0n };
     const met = () => tally.count >= params.minTransactions && tally.volumeLamports >= params.minVolumeLamports;
 
-    if (!met()) {
-      if (readsTransactions) {
-        await tallyTransactions(chain, wallet, stream, windowStartMs, params, tally, met, new TransactionBudget(config.historyMaxTransactions, 'activity'));
-      } else {
-        await tallySignatures(stream, windowStartMs, tally, met);
-      }
+    // Nothing required (min 0, volume 0): the answer is known without reading the chain.
+    const walked = !met();
+    if (walked && readsTransactions) {
+      await tallyTransactions(chain, wallet, stream, windowStartMs, params, tally, met, new TransactionBudget(config.historyMaxTransactions, 'activity'));
+    } else if (walked) {
+      await tallySignatures(stream, windowStartMs, tally, met);
     }
 
     const volume = formatFixed(tally.volumeLamports, SOL_DECIMALS);
-    if (met()) return readsTransactions ? { transactionCount: tally.count, volume } : { transactionCount: tally.count };
+    const measured = walked && readsTransactions ? { volume } : {};
+    if (met()) return { transactionCount: tally.count, ...measured };
 
     const kinds = params.types.length > 0 ? ` of type ${params.types.join('/')}` : '';
     const needVolume = params.minVolumeLamports > 0n ? `, moving ${volume} SOL of the ${formatFixed(params.minVolumeLamports, SOL_DECIMALS)} SOL required` : '';
@@ -77,7 +78,7 @@ export const activityFeature: Feature<ActivityParams> = {
         extra: {
           transactionCount: tally.count,
           requiredTransactions: params.minTransactions,
-          volume,
+          ...measured,
           requiredVolume: formatFixed(params.minVolumeLamports, SOL_DECIMALS),
           timePeriodDays: params.periodDays,
           transactionTypes: params.types,

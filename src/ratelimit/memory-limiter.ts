@@ -15,6 +15,8 @@ export interface MemoryRateLimiterOptions {
 export interface MemoryRateLimiter extends RateLimiter {
   /** Client keys currently remembered (for tests and metrics). */
   size(): number;
+  /** Forget every client. */
+  reset(): void;
 }
 
 /** ~150 bytes per key: the default caps the limiter near 15 MB. */
@@ -42,6 +44,12 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions): Memo
   const byKey = new Map<string, Window>();
   let queue: Window[] = [];
   let head = 0;
+
+  function reset(): void {
+    byKey.clear();
+    queue = [];
+    head = 0;
+  }
 
   function dropOldest(): boolean {
     const oldest = queue[head];
@@ -82,10 +90,9 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions): Memo
       };
     },
     size: () => byKey.size,
+    reset,
     async close() {
-      byKey.clear();
-      queue = [];
-      head = 0;
+      reset();
     },
   };
 }

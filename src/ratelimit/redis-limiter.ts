@@ -39,9 +39,11 @@ export function createRedisRateLimiter(redis: RedisClient, options: RedisRateLim
   });
   const fallback = createMemoryRateLimiter({ limit, windowMs: windowSeconds * 1000 });
   let usingFallback = false;
-  // After a failure, skip Redis for a moment: a Redis that accepts connections but does not answer
-  // would otherwise cost every request the full command timeout.
+  // While on the fallback, one request at a time (at most one per second) probes Redis; the others
+  // stay on the fallback. A Redis that accepts connections but never answers would otherwise cost
+  // every request the full command timeout.
   let retryRedisAt = 0;
+  let probing = false;
 
   function decisionFrom(result: RateLimiterRes, allowed: boolean): RateDecision {
     return {
@@ -55,27 +57,38 @@ export function createRedisRateLimiter(redis: RedisClient, options: RedisRateLim
   function switchTo(fallbackNow: boolean, error?: Error): void {
     if (usingFallback === fallbackNow) return;
     usingFallback = fallbackNow;
+    // Counts from the outage would otherwise linger until the next one.
+    if (!fallbackNow) fallback.reset();
     options.onFallbackChange?.(fallbackNow, error);
+  }
+
+  async function hitRedis(clientKey: string): Promise<RateDecision> {
+    try {
+      const result = await shared.consume(`{${clientKey}}`);
+      switchTo(false);
+      return decisionFrom(result, true);
+    } catch (rejection) {
+      // rate-limiter-flexible rejects with a RateLimiterRes when the limit is exceeded, and with an
+      // Error when the store failed.
+      if (rejection instanceof RateLimiterRes) {
+        switchTo(false);
+        return decisionFrom(rejection, false);
+      }
+      retryRedisAt = Date.now() + REDIS_RETRY_AFTER_FAILURE_MS;
+      switchTo(true, rejection instanceof Error ? rejection : new Error(String(rejection)));
+      return fallback.hit(clientKey);
+    }
   }
 
   return {
     async hit(clientKey: string): Promise<RateDecision> {
-      if (usingFallback && Date.now() < retryRedisAt) return fallback.hit(clientKey);
-      const tagged = `{${clientKey}}`;
+      if (!usingFallback) return hitRedis(clientKey);
+      if (probing || Date.now() < retryRedisAt) return fallback.hit(clientKey);
+      probing = true;
       try {
-        const result = await shared.consume(tagged);
-        switchTo(false);
-        return decisionFrom(result, true);
-      } catch (rejection) {
-        // rate-limiter-flexible rejects with a RateLimiterRes when the limit is exceeded, and with an
-        // Error when the store failed.
-        if (rejection instanceof RateLimiterRes) {
-          switchTo(false);
-          return decisionFrom(rejection, false);
-        }
-        retryRedisAt = Date.now() + REDIS_RETRY_AFTER_FAILURE_MS;
-        switchTo(true, rejection instanceof Error ? rejection : new Error(String(rejection)));
-        return fallback.hit(clientKey);
+        return await hitRedis(clientKey);
+      } finally {
+        probing = false;
       }
     },
     async close() {

@@ -20,6 +20,7 @@ export interface AuthenticateOptions<F extends Feature> {
   storage?: TokenStorage | false;
   /** Defaults to the global fetch. */
   fetch?: Fetch;
+  /** Aborts the sign-in; it then rejects with the signal's reason (an AbortError), not an X404Error. */
   signal?: AbortSignal;
   /** Told each step as it starts, e.g. to show "Check your wallet…" during `signing`. */
   onProgress?: (step: AuthStep) => void;
@@ -94,12 +95,14 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
       signal,
     );
   } catch (error) {
+    rethrowAbort(signal);
     throw new X404Error('NETWORK_ERROR', `The gate at ${baseUrl} could not be reached: ${describeFailure(error)}`, 0, undefined, { cause: error });
   }
   const body = response.body;
   if (response.status !== 200 || body?.success !== true || typeof body.token !== 'string') throw errorFromResponse(response);
 
-  await storage?.set(key, body.token);
+  // Keeping the token is a convenience: a full or blocked storage must not fail a sign-in that succeeded.
+  await Promise.resolve(storage?.set(key, body.token)).catch(() => undefined);
   return { token: body.token, publicKey: signer.address, feature, alreadyAuthenticated: false, body };
 }
 
@@ -119,11 +122,13 @@ async function reauthenticate(
   onProgress: ((step: AuthStep) => void) | undefined,
   signal: AbortSignal | undefined,
 ): Promise<AuthResult | undefined> {
-  const token = await storage.get(key);
+  // Storage trouble only costs a signature, so it never fails the sign-in.
+  const token = await Promise.resolve(storage.get(key)).catch(() => undefined);
+  const forget = (): Promise<void> => Promise.resolve(storage.remove(key)).catch(() => undefined);
   if (!token) return undefined;
   const claims = decodeTokenClaims(token);
   if (!claims || claims.exp * 1000 <= Date.now() || claims.sub !== wallet || claims.feature !== feature) {
-    await storage.remove(key);
+    await forget();
     return undefined;
   }
 
@@ -132,7 +137,7 @@ async function reauthenticate(
   try {
     response = await getFeature(fetchImpl, endpoint, { ...policyHeaders, 'x-jwt': token, 'x-404-feature': feature }, signal);
   } catch {
-    if (signal?.aborted) throw new X404Error('NETWORK_ERROR', 'Sign-in was aborted', 0, undefined, { cause: signal.reason });
+    rethrowAbort(signal);
     return undefined;
   }
   const body = response.body;
@@ -140,7 +145,7 @@ async function reauthenticate(
     return { token, publicKey: wallet, feature, alreadyAuthenticated: true, body };
   }
   if (response.status === 401 || response.status === 200) {
-    await storage.remove(key);
+    await forget();
     return undefined;
   }
   throw errorFromResponse(response);
@@ -151,6 +156,7 @@ async function requestNonce(fetchImpl: Fetch, endpoint: string, signal: AbortSig
   try {
     response = await getFeature(fetchImpl, endpoint, {}, signal);
   } catch (error) {
+    rethrowAbort(signal);
     throw new X404Error('NONCE_ERROR', `No nonce: the gate at ${endpoint} could not be reached (${describeFailure(error)})`, 0, undefined, { cause: error });
   }
   if (response.status !== 200) {
@@ -169,6 +175,11 @@ async function requestNonce(fetchImpl: Fetch, endpoint: string, signal: AbortSig
     throw new X404Error('NONCE_ERROR', 'No nonce: the gate answered without X-404-Nonce and X-404-Mechanism', response.status, response.body);
   }
   return { nonce, mechanism };
+}
+
+/** An aborted sign-in rejects with the signal's reason (an AbortError), as fetch itself does. */
+function rethrowAbort(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason;
 }
 
 function stringField(body: Record<string, unknown> | undefined, name: string): string | undefined {

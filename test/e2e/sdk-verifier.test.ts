@@ -7,7 +7,6 @@ import { startStack, type Stack } from '../helpers/gate.js';
 /** Tokens minted by the real gate, checked the way a relying backend would. */
 let stack: Stack;
 let blacklistToken: string;
-let tierToken: string;
 
 const blacklistPolicy: BlacklistPolicy = { excluded_mints: [demoMint('banned')], max_holdings: {} };
 const tierPolicy: TierPolicy = {
@@ -20,7 +19,6 @@ const tierPolicy: TierPolicy = {
 beforeAll(async () => {
   stack = await startStack();
   blacklistToken = (await authenticate({ baseUrl: stack.gateUrl, feature: 'blacklist', policy: blacklistPolicy, signer: { secretKey: demoWallet('clean').secretKey }, storage: false })).token;
-  tierToken = (await authenticate({ baseUrl: stack.gateUrl, feature: 'tier', policy: tierPolicy, signer: { secretKey: demoWallet('tier-gold').secretKey }, storage: false })).token;
 });
 afterAll(async () => {
   await stack?.stop();
@@ -33,13 +31,16 @@ describe('verifyGateToken with tokens from the gate', () => {
     expect(claims.exp - claims.iat).toBe(30 * 24 * 3600);
   });
 
-  it('carries feature results such as the tier', async () => {
-    const claims = await verifyGateToken(tierToken, { secret: stack.jwtSecret, feature: 'tier', policy: tierPolicy });
+  it('carries feature results such as the tier, and is refused for any other feature', async () => {
+    const { token } = await authenticate({ baseUrl: stack.gateUrl, feature: 'tier', policy: tierPolicy, signer: { secretKey: demoWallet('tier-gold').secretKey }, storage: false });
+    const claims = await verifyGateToken(token, { secret: stack.jwtSecret, feature: 'tier', policy: tierPolicy });
     expect(claims.tier).toBe('gold');
+    await expect(verifyGateToken(token, { secret: stack.jwtSecret, feature: 'blacklist' })).rejects.toMatchObject({ code: 'FEATURE_MISMATCH' });
   });
 
   it('refuses a gate token presented for another feature', async () => {
-    await expect(verifyGateToken(tierToken, { secret: stack.jwtSecret, feature: 'blacklist', policy: blacklistPolicy })).rejects.toMatchObject({ code: 'FEATURE_MISMATCH' });
+    await expect(verifyGateToken(blacklistToken, { secret: stack.jwtSecret, feature: 'tier' })).rejects.toMatchObject({ code: 'FEATURE_MISMATCH' });
+    await expect(verifyGateToken(blacklistToken, { secret: stack.jwtSecret, feature: 'age', policy: {} })).rejects.toMatchObject({ code: 'FEATURE_MISMATCH' });
   });
 
   it('refuses a gate token issued under another policy', async () => {

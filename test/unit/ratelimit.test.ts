@@ -76,6 +76,10 @@ describe('Redis rate limiter (shared Redis)', () => {
       expect(decision.resetSeconds).toBeLessThanOrEqual(60);
     }
     expect((await instanceB.hit('203.0.113.10')).allowed).toBe(true);
+    // One key per client under the prefix, hash-tagged, expiring with the window.
+    const ttl = await clients[0]!.pttl(`${keyPrefix}rl:{203.0.113.9}`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
   });
 
   it('counts concurrent hits atomically', async () => {
@@ -127,6 +131,29 @@ describe('Redis rate limiter when Redis goes away (private redis-server)', () =>
       await server.stop();
     }
   });
+});
+
+describe('Redis rate limiter when Redis hangs (private redis-server, frozen)', () => {
+  it('keeps answering from the fallback instead of waiting on every request', async () => {
+    const server = await startPrivateRedis();
+    const redis = createRedisClient(server.url);
+    try {
+      expect(await waitForRedis(redis, 5000)).toBe(true);
+      const limiter = createRedisRateLimiter(redis, { limit: 1000 });
+      expect((await limiter.hit('192.0.2.60')).remaining).toBe(999);
+      server.freeze();
+      // Only the first hit waits for the command timeout (1 s); the rest go straight to the
+      // fallback. Waiting on each would take 200 s, far past this test's timeout.
+      const decisions = [];
+      for (let i = 0; i < 200; i += 1) decisions.push(await limiter.hit('192.0.2.60'));
+      expect(decisions.every((d) => d.allowed)).toBe(true);
+      expect(decisions.at(-1)!.remaining).toBe(800);
+    } finally {
+      server.thaw();
+      await closeRedisClient(redis);
+      await server.stop();
+    }
+  }, 20_000);
 });
 
 describe('createRateLimiter and the 429 answer', () => {

@@ -172,6 +172,15 @@ describe('authenticate error mapping', () => {
     expect(error).toMatchObject({ code: 'NONCE_ERROR', status: 0 });
   });
 
+  it('rejects with the AbortError when the caller aborts, not with an X404Error', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const fetch: Fetch = (url, init) => globalThis.fetch(url, init);
+    const error = await authenticate({ baseUrl: 'http://127.0.0.1:9', feature: 'blacklist', policy: POLICY, signer: { secretKey: await keypairBytes() }, storage: false, fetch, signal: controller.signal }).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(X404Error);
+    expect((error as Error).name).toBe('AbortError');
+  });
+
   it('reports a refused nonce as NONCE_ERROR carrying the gate status, body and Retry-After', async () => {
     const { fetch } = scriptedFetch([() => json(429, { error: 'RATE_LIMITED', message: 'slow down' }, { 'Retry-After': '7' })]);
     const error = await authenticate({ baseUrl: 'http://gate', feature: 'blacklist', policy: POLICY, signer: { secretKey: await keypairBytes() }, storage: false, fetch }).catch((e: unknown) => e);

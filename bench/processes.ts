@@ -1,0 +1,183 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The processes under test, each in its own OS process so that its CPU time and RSS can be read
+ * from /proc without counting the load generator: the local chain, the gate, the bare uWS route.
+ */
+
+const DIST_ROOT = fileURLToPath(new URL('../', import.meta.url)); // dist/
+const CLOCK_TICKS_PER_SECOND = readClockTicks();
+
+export interface Child {
+  pid: number;
+  url: string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface ProcessSample {
+  /** utime + stime of every thread of the process, in milliseconds. */
+  cpuMs: number;
+  /** Resident set size (VmRSS), in MiB. */
+  rssMb: number;
+}
+
+export function sampleProcess(pid: number): ProcessSample {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces) start at field 3 ("state").
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return { cpuMs: ((utime + stime) * 1000) / CLOCK_TICKS_PER_SECOND, rssMb: rssKb / 1024 };
+}
+
+function readClockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** Starts `node <script>` and resolves with the URL it reports on stdout (parsed by `readUrl`). */
+function startNode(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  readUrl: (line: string) => string | undefined,
+  nodeArgs: string[] = [],
+): Promise<Child> {
+  const child = spawn(process.execPath, [...nodeArgs, `${DIST_ROOT}${script}`], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  return new Promise<Child>((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => fail(new Error(`${name} did not report its URL within 20 s`)), 20_000);
+    const fail = (error: Error): void => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${error.message}\n${stderr}`));
+    };
+    child.once('exit', (code) => fail(new Error(`${name} exited early with code ${code}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        const url = readUrl(line);
+        if (url !== undefined) {
+          clearTimeout(timer);
+          child.removeAllListeners('exit');
+          // Keep draining stdout so a chatty child never blocks on a full pipe.
+          child.stdout!.on('data', () => {});
+          resolve({ pid: child.pid!, url, stop: (graceMs) => stopChild(child, graceMs) });
+          return;
+        }
+      }
+    });
+  });
+}
+
+function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export interface LocalnetChild extends Child {
+  stats(): Promise<RpcCounters>;
+  resetStats(): Promise<void>;
+  admin(route: string, body: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+export interface RpcCounters {
+  httpRequests: number;
+  calls: Record<string, number>;
+}
+
+export async function startLocalnetProcess(): Promise<LocalnetChild> {
+  const child = await startNode('localnet', 'src/localnet/main.js', { PORT: '0', HOST: '127.0.0.1' }, (line) =>
+    /Solana JSON-RPC on (http:\/\/\S+)/.exec(line)?.[1],
+  );
+  const admin = async (route: string, body: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const response = await fetch(`${child.url}/__localnet/${route}`, { method: 'POST', body: JSON.stringify(body) });
+    const reply = (await response.json()) as Record<string, unknown>;
+    if (!response.ok) throw new Error(`localnet ${route}: ${JSON.stringify(reply)}`);
+    return reply;
+  };
+  return {
+    ...child,
+    admin,
+    async stats() {
+      return (await (await fetch(`${child.url}/__localnet/stats`)).json()) as RpcCounters;
+    },
+    async resetStats() {
+      await admin('reset-stats', {});
+    },
+  };
+}
+
+export interface GateOptions {
+  rpcUrl: string;
+  jwtSecret: string;
+  /** Undefined = the gate's default (WORKER_THREADS unset). */
+  workerThreads?: number;
+  /** Extra environment (e.g. RPC_BATCH_WINDOW_MS). */
+  env?: Record<string, string>;
+  /** Write a V8 CPU profile of every thread into this directory on exit. */
+  cpuProfileDir?: string;
+}
+
+/** The gate as users run it: `node dist/src/main.js`, production mode, rate limit off. */
+export function startGateProcess(options: GateOptions): Promise<Child> {
+  const env: Record<string, string> = {
+    NODE_ENV: 'production',
+    JWT_SECRET: options.jwtSecret,
+    SOLANA_RPC_URL: options.rpcUrl,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'info',
+    REDIS_URL: '',
+    ...options.env,
+  };
+  if (options.workerThreads !== undefined) env.WORKER_THREADS = String(options.workerThreads);
+  else env.WORKER_THREADS = '';
+  const nodeArgs = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  return startNode(
+    'gate',
+    'src/main.js',
+    env,
+    (line) => {
+      if (!line.startsWith('{')) return undefined;
+      try {
+        const entry = JSON.parse(line) as { msg?: string; port?: number };
+        return entry.msg === 'listening' && entry.port ? `http://127.0.0.1:${entry.port}` : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    nodeArgs,
+  );
+}
+
+/** The reference: a bare uWebSockets.js route answering the gate's nonce body (bench/bare-uws.ts). */
+export function startBareUwsProcess(): Promise<Child> {
+  return startNode('bare uWS', 'bench/bare-uws.js', { PORT: '0' }, (line) => /^listening (http:\/\/\S+)/.exec(line)?.[1]);
+}

@@ -1,0 +1,182 @@
+import type { VerifyCeiling } from './ceilings.js';
+import type { LoadResult } from './load.js';
+import type { MemoryResult } from './memory.js';
+import type { ScenarioResult } from './scenarios.js';
+
+/** bench/RESULTS.md from one run's figures. */
+export interface MachineInfo {
+  cpuModel: string;
+  cores: number;
+  ramGb: number;
+  node: string;
+  kernel: string;
+  loadBefore: number[];
+  loadAfter: number[];
+}
+
+export interface BenchReport {
+  startedAt: Date;
+  finishedAt: Date;
+  quick: boolean;
+  machine: MachineInfo;
+  verify: VerifyCeiling;
+  main: ScenarioResult[];
+  sweep: ScenarioResult[];
+  bare: { name: string; load: LoadResult }[];
+  memory: MemoryResult | undefined;
+  mainConnections: number;
+  wallets: number;
+  durations: { main: number; sweep: number };
+  command: string;
+}
+
+const f0 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en-US'));
+const f1 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(1));
+const f2 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(2));
+const f3 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(3));
+const pct = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : `${(n * 100).toFixed(0)} %`);
+const pass = (ok: boolean): string => (ok ? 'met' : '**not met**');
+
+function row(cells: (string | number)[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+function table(header: string[], rows: (string | number)[][]): string {
+  return [row(header), row(header.map(() => '---')), ...rows.map(row)].join('\n');
+}
+
+function bareRps(report: BenchReport, name: string, connections: number): number | undefined {
+  return report.bare.find((b) => b.name === name && b.load.connections === connections)?.load.rps;
+}
+
+export function renderReport(report: BenchReport): string {
+  const { machine, verify } = report;
+  const byName = (name: string): ScenarioResult | undefined => report.main.find((r) => r.name === name);
+  const nonce = byName('nonce issuance');
+  const login = byName('signed authentication');
+  const reauth = byName('re-authentication');
+  const bareNonce = bareRps(report, 'nonce request', report.mainConnections);
+  const bareReauth = bareRps(report, 're-authentication request', report.mainConnections);
+
+  const lines: string[] = [];
+  lines.push('# Benchmark results', '');
+  lines.push(`Produced by \`${report.command}\` on ${report.startedAt.toISOString()} (${((report.finishedAt.getTime() - report.startedAt.getTime()) / 1000).toFixed(0)} s).${report.quick ? ' **Quick run (3 s scenarios): indicative only.**' : ''}`, '');
+  lines.push('## Machine', '');
+  lines.push(
+    table(
+      ['CPU', 'cores', 'RAM', 'Node', 'kernel', 'load average before → after (1/5/15 min)'],
+      [[machine.cpuModel, machine.cores, `${machine.ramGb.toFixed(1)} GiB`, machine.node, machine.kernel, `${machine.loadBefore.map(f2).join(' / ')} → ${machine.loadAfter.map(f2).join(' / ')}`]],
+    ),
+    '',
+  );
+  lines.push(
+    'The load generator (autocannon, one thread), the local chain, the gate and its workers all share these cores, so every figure includes their contention. ' +
+      'The machine was shared with other jobs during the run (see the load average): treat differences under ~10 % as noise.',
+    '',
+  );
+
+  lines.push('## Ceilings', '');
+  lines.push(
+    table(
+      ['ceiling', 'value'],
+      [
+        ['node:crypto ed25519 verify, one core (key already imported)', `${f0(verify.perCorePerSecond)} /s (${f0(1e6 / verify.perCorePerSecond)} µs each)`],
+        ['… including createPublicKey from the raw key', `${f0(verify.perCoreWithImportPerSecond)} /s (${f0(1e6 / verify.perCoreWithImportPerSecond)} µs each)`],
+        [`**verify ceiling** = one core × ${verify.cores} cores`, `**${f0(verify.ceilingPerSecond)} /s**`],
+        ...report.bare.map((b) => [`bare uWS route, ${b.name}, ${b.load.connections} connections`, `${f0(b.load.rps)} req/s (p99 ${f2(b.load.p99Ms)} ms)`]),
+      ],
+    ),
+    '',
+  );
+
+  lines.push('## Targets', '');
+  const targetRows: string[][] = [];
+  if (login) {
+    targetRows.push(['signed authentication ≥ 25 % of the verify ceiling, zero non-2xx', `${f0(login.load.rps)} /s = ${pct(login.load.rps / verify.ceilingPerSecond)}, ${login.load.non2xx} non-2xx`, pass(login.load.rps >= 0.25 * verify.ceilingPerSecond && login.load.non2xx === 0 && login.load.errors === 0)]);
+    targetRows.push([`signed authentication p99 at ${report.mainConnections} connections ≤ 50 ms`, `${f2(login.load.p99Ms)} ms`, pass(login.load.p99Ms <= 50)]);
+    targetRows.push([`RPC HTTP requests per authentication (${report.wallets} wallets, ${report.mainConnections} connections) ≤ 0.05`, f3(login.rpcHttpPerAuth), pass((login.rpcHttpPerAuth ?? Infinity) <= 0.05)]);
+  }
+  if (nonce && bareNonce) targetRows.push(['nonce issuance ≥ 75 % of the bare uWS route', `${f0(nonce.load.rps)} / ${f0(bareNonce)} = ${pct(nonce.load.rps / bareNonce)}`, pass(nonce.load.rps >= 0.75 * bareNonce)]);
+  if (reauth && bareNonce) {
+    targetRows.push(['re-authentication ≥ 60 % of the bare uWS route (nonce requests)', `${f0(reauth.load.rps)} / ${f0(bareNonce)} = ${pct(reauth.load.rps / bareNonce)}`, pass(reauth.load.rps >= 0.6 * bareNonce)]);
+    if (bareReauth) targetRows.push(['… against the bare route sent the same re-authentication requests', `${f0(reauth.load.rps)} / ${f0(bareReauth)} = ${pct(reauth.load.rps / bareReauth)}`, pass(reauth.load.rps >= 0.6 * bareReauth)]);
+  }
+  if (report.memory) targetRows.push(['RSS growth after 1,000,000 nonce issuances ≤ 30 MB', `${f1(report.memory.growthMb)} MB (${f0(report.memory.issued)} issued)`, pass(report.memory.growthMb <= 30 && report.memory.issued >= 1_000_000)]);
+  lines.push(table(['target', 'measured', ''], targetRows), '');
+
+  lines.push(`## Scenarios (${report.mainConnections} connections, ${report.durations.main} s each, gate with its default WORKER_THREADS)`, '');
+  lines.push(scenarioTable(report.main), '');
+  lines.push(
+    '- RPC figures are the local chain\'s own counters (HTTP requests received, JSON-RPC calls inside them) over the scenario, divided by successful logins.',
+    '- Gate CPU is utime+stime of the gate process (all threads, workers included) from /proc/<pid>/stat, per response; RSS is VmRSS before → after.',
+    '- Load-generator CPU is what autocannon (this process) used, per response: on 2 cores it competes with the gate.',
+    `- Logins: ${report.wallets} distinct wallets in rotation, blacklist with two mints (one excluded, one capped; half the wallets hold the capped one), nonces issued and challenges signed before the timed phase, each nonce used once. Before the runs each gate is warmed with one login per wallet.`,
+    '- Re-authentication sends x-jwt plus the same four policy headers as the login (so the policy digest is checked).',
+    '- Mixed: each connection loops nonce → sign (node:crypto, in the load generator) → login; a response is either a nonce or a login.',
+    '',
+  );
+
+  const loginsSweep = report.sweep.filter((r) => r.name === 'signed authentication');
+  if (loginsSweep.length > 0) {
+    lines.push(`## Signed authentication by WORKER_THREADS × connections (${report.durations.sweep} s each)`, '');
+    lines.push(
+      table(
+        ['WORKER_THREADS', 'connections', 'logins/s', 'of verify ceiling', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'RPC HTTP/auth', 'gate CPU µs/login'],
+        loginsSweep.map((r) => [r.workerThreads, r.load.connections, f0(r.load.rps), pct(r.load.rps / verify.ceilingPerSecond), f2(r.load.p50Ms), f2(r.load.p99Ms), f2(r.load.maxMs), r.load.non2xx + r.load.errors, f3(r.rpcHttpPerAuth), f0(r.gateCpuUsPerRequest)]),
+      ),
+      '',
+    );
+  }
+
+  const httpSweep = [...report.main, ...report.sweep].filter((r) => r.name === 'nonce issuance' || r.name === 're-authentication');
+  if (httpSweep.length > 0) {
+    lines.push('## Nonce issuance and re-authentication by connections, against the bare uWS route', '');
+    lines.push(
+      table(
+        ['scenario', 'connections', 'gate req/s', 'bare uWS req/s (same requests)', 'ratio', 'p99 ms', 'gate CPU µs/req'],
+        httpSweep
+          .sort((a, b) => a.name.localeCompare(b.name) || a.load.connections - b.load.connections)
+          .map((r) => {
+            const reference = bareRps(report, r.name === 'nonce issuance' ? 'nonce request' : 're-authentication request', r.load.connections);
+            return [r.name, r.load.connections, f0(r.load.rps), f0(reference), reference ? pct(r.load.rps / reference) : '–', f2(r.load.p99Ms), f1(r.gateCpuUsPerRequest)];
+          }),
+      ),
+      '',
+    );
+  }
+
+  if (report.memory) {
+    const m = report.memory;
+    lines.push('## Memory: 1,000,000 nonce issuances', '');
+    lines.push(
+      table(
+        ['issued', 'rate', 'non-2xx', 'RSS after warm-up', 'RSS after', 'growth', 'RSS 3 s later'],
+        [[f0(m.issued), `${f0(m.rps)} /s`, m.non2xx, `${f1(m.rssBeforeMb)} MB`, `${f1(m.rssAfterMb)} MB`, `${f1(m.growthMb)} MB`, `${f1(m.rssSettledMb)} MB`]],
+      ),
+      '',
+      `RSS every 100,000: ${m.trace.map((t) => f1(t.rssMb)).join(', ')} MB.`,
+      '',
+    );
+  }
+  return lines.join('\n');
+}
+
+function scenarioTable(results: ScenarioResult[]): string {
+  return table(
+    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'logins', 'RPC HTTP/auth', 'RPC calls/auth', 'gate CPU µs/req', 'gate RSS MB', 'load-gen CPU µs/req'],
+    results.map((r) => [
+      r.name,
+      f0(r.load.rps),
+      f2(r.load.p50Ms),
+      f2(r.load.p99Ms),
+      f2(r.load.maxMs),
+      r.load.non2xx + r.load.errors,
+      r.authentications > 0 ? f0(r.authentications) : '–',
+      f3(r.rpcHttpPerAuth),
+      f3(r.rpcCallsPerAuth),
+      f1(r.gateCpuUsPerRequest),
+      `${f1(r.gateRssBeforeMb)} → ${f1(r.gateRssAfterMb)}`,
+      f1((r.load.loadGeneratorCpuMs * 1000) / r.load.responses),
+    ]),
+  );
+}

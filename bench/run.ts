@@ -1,0 +1,199 @@
+/**
+ * `npm run bench`: the gate under autocannon on this machine, against this machine's ceilings.
+ *
+ *   npm run bench                      full run (10 s scenarios, 5 s sweep cells), writes bench/RESULTS.md
+ *   npm run bench -- --quick           3 s scenarios, 2 s sweep cells (a smoke run; RESULTS.md is still written)
+ *   npm run bench -- --memory          also the 1,000,000-nonce memory run
+ *   npm run bench -- --no-sweep        only the main scenarios and ceilings
+ *   npm run bench -- --out=path.md     write the report elsewhere
+ *
+ * The local chain, the gate and the bare uWS reference each run as their own process, so their CPU
+ * time and RSS come from /proc; autocannon runs in this process.
+ */
+import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { measureVerifyCeiling } from './ceilings.js';
+import { setUpChain } from './chain-fixture.js';
+import { runLoad, type LoadResult } from './load.js';
+import { memoryRun, type MemoryResult } from './memory.js';
+import { startBareUwsProcess, startGateProcess, startLocalnetProcess, type Child, type LocalnetChild } from './processes.js';
+import { renderReport, type BenchReport, type MachineInfo } from './report.js';
+import {
+  type BenchContext,
+  loginBudget,
+  loginScenario,
+  mixedScenario,
+  nonceScenario,
+  prepareLogins,
+  reauthRequests,
+  reauthScenario,
+  type ScenarioResult,
+  warmUp,
+} from './scenarios.js';
+import { AUTH_PATH, benchWallets } from './wallets.js';
+
+const args = new Set(process.argv.slice(2));
+const quick = args.has('--quick');
+const outArg = process.argv.slice(2).find((arg) => arg.startsWith('--out='));
+const MAIN_SEC = quick ? 3 : 10;
+const SWEEP_SEC = quick ? 2 : 5;
+const MAIN_CONNECTIONS = 64;
+const SWEEP_CONNECTIONS = [16, 64, 256];
+const SWEEP_WORKERS = [0, 1, 2];
+const WALLETS = 1000;
+const JWT_SECRET = 'x404-bench-secret-not-for-production-0123456789';
+
+function log(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+function describe(result: ScenarioResult): string {
+  const { load } = result;
+  return `${result.name} w=${result.workerThreads} c=${load.connections}: ${load.rps.toFixed(0)} req/s, p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms, non-2xx ${load.non2xx}, gate ${result.gateCpuUsPerRequest.toFixed(0)} µs CPU/req${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth`}`;
+}
+
+async function withGate<T>(localnet: LocalnetChild, workerThreads: number | undefined, work: (gate: Child) => Promise<T>): Promise<T> {
+  const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, workerThreads });
+  try {
+    return await work(gate);
+  } finally {
+    await gate.stop();
+  }
+}
+
+/** Prepares the logins a run will need (rate estimated from the previous run), then runs it. */
+async function timedLogins(ctx: BenchContext, connections: number, durationSec: number, workerThreads: string, expectedRate: number): Promise<ScenarioResult> {
+  const prepared = await prepareLogins(ctx, loginBudget(expectedRate, durationSec, connections));
+  const result = await loginScenario(ctx, { connections, durationSec, workerThreads }, prepared);
+  log(describe(result));
+  return result;
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = os.loadavg();
+  const wallets = benchWallets(WALLETS);
+
+  log('measuring the ed25519 verify ceiling');
+  const verify = measureVerifyCeiling(wallets, quick ? 500 : 2000);
+  log(`verify: ${verify.perCorePerSecond.toFixed(0)}/s per core × ${verify.cores} = ${verify.ceilingPerSecond.toFixed(0)}/s`);
+
+  const localnet = await startLocalnetProcess();
+  const main: ScenarioResult[] = [];
+  const sweep: ScenarioResult[] = [];
+  const bare: { name: string; load: LoadResult }[] = [];
+  let memory: MemoryResult | undefined;
+  let defaultWorkers = '';
+  try {
+    const policy = await setUpChain(localnet, wallets);
+    log(`local chain ${localnet.url}: ${WALLETS} wallets, policy ${policy.excluded_mints} / ${policy.max_holdings}`);
+    let expectedRate = verify.ceilingPerSecond * 0.4;
+    let tokens: string[] = [];
+
+    // Main scenarios, the gate with its default WORKER_THREADS.
+    await withGate(localnet, undefined, async (gate) => {
+      defaultWorkers = `default`;
+      const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+      await warmUp(ctx);
+      tokens = ctx.tokens;
+      const shape = { connections: MAIN_CONNECTIONS, durationSec: MAIN_SEC, workerThreads: defaultWorkers };
+      main.push(await nonceScenario(ctx, shape));
+      log(describe(main.at(-1)!));
+      const login = await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, defaultWorkers, expectedRate);
+      main.push(login);
+      expectedRate = Math.max(login.load.rps, 500);
+      main.push(await reauthScenario(ctx, shape));
+      log(describe(main.at(-1)!));
+      main.push(await mixedScenario(ctx, shape));
+      log(describe(main.at(-1)!));
+      if (!args.has('--no-sweep')) {
+        for (const connections of SWEEP_CONNECTIONS.filter((c) => c !== MAIN_CONNECTIONS)) {
+          sweep.push(await nonceScenario(ctx, { connections, durationSec: SWEEP_SEC, workerThreads: defaultWorkers }));
+          log(describe(sweep.at(-1)!));
+          sweep.push(await reauthScenario(ctx, { connections, durationSec: SWEEP_SEC, workerThreads: defaultWorkers }));
+          log(describe(sweep.at(-1)!));
+        }
+      }
+      if (args.has('--memory')) {
+        log('memory run: 1,000,000 nonce issuances');
+        memory = await memoryRun(gate);
+        log(`memory: RSS ${memory.rssBeforeMb.toFixed(1)} → ${memory.rssAfterMb.toFixed(1)} MB after ${memory.issued} nonces`);
+      }
+    });
+
+    // Signed logins by worker count × connections.
+    if (!args.has('--no-sweep')) {
+      for (const workers of SWEEP_WORKERS) {
+        await withGate(localnet, workers, async (gate) => {
+          const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+          await warmUp(ctx);
+          for (const connections of SWEEP_CONNECTIONS) {
+            const result = await timedLogins(ctx, connections, SWEEP_SEC, String(workers), expectedRate);
+            sweep.push(result);
+          }
+        });
+      }
+    }
+
+    // The HTTP ceiling: the same requests against a bare uWS route.
+    const bareUws = await startBareUwsProcess();
+    try {
+      const connectionsList = args.has('--no-sweep') ? [MAIN_CONNECTIONS] : SWEEP_CONNECTIONS;
+      for (const connections of connectionsList) {
+        const durationSec = connections === MAIN_CONNECTIONS ? MAIN_SEC : SWEEP_SEC;
+        const load = await runLoad({ url: bareUws.url + AUTH_PATH, connections, durationSec });
+        bare.push({ name: 'nonce request', load });
+        log(`bare uWS, nonce request c=${connections}: ${load.rps.toFixed(0)} req/s, p99 ${load.p99Ms.toFixed(2)} ms`);
+        const fakeCtx = { tokens, policy } as BenchContext;
+        const reauthShaped = await runLoad({ url: bareUws.url + AUTH_PATH, connections, durationSec, requests: reauthRequests(fakeCtx) });
+        bare.push({ name: 're-authentication request', load: reauthShaped });
+        log(`bare uWS, re-authentication request c=${connections}: ${reauthShaped.rps.toFixed(0)} req/s`);
+      }
+    } finally {
+      await bareUws.stop();
+    }
+  } finally {
+    await localnet.stop();
+  }
+
+  const report: BenchReport = {
+    startedAt,
+    finishedAt: new Date(),
+    quick,
+    machine: machineInfo(loadBefore),
+    verify,
+    main,
+    sweep,
+    bare,
+    memory,
+    mainConnections: MAIN_CONNECTIONS,
+    wallets: WALLETS,
+    durations: { main: MAIN_SEC, sweep: SWEEP_SEC },
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+  };
+  const out = outArg ? outArg.slice('--out='.length) : fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
+  writeFileSync(out, renderReport(report));
+  writeFileSync(out.replace(/\.md$/, '.json'), JSON.stringify(report, null, 2));
+  log(`wrote ${out}`);
+}
+
+function machineInfo(loadBefore: number[]): MachineInfo {
+  let cpuModel = os.cpus()[0]?.model ?? 'unknown';
+  try {
+    cpuModel = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpuModel;
+  } catch {
+    // not Linux: keep os.cpus()'s answer
+  }
+  return {
+    cpuModel,
+    cores: os.availableParallelism(),
+    ramGb: os.totalmem() / 2 ** 30,
+    node: process.version,
+    kernel: `${os.type()} ${os.release()}`,
+    loadBefore,
+    loadAfter: os.loadavg(),
+  };
+}
+
+await main();

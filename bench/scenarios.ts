@@ -1,0 +1,237 @@
+import type autocannon from 'autocannon';
+import { runLoad, type LoadResult } from './load.js';
+import { type Child, type LocalnetChild, type RpcCounters, sampleProcess } from './processes.js';
+import { AUTH_PATH, type BenchWallet, signedLoginHeaders } from './wallets.js';
+
+/**
+ * The four scenarios of the issue, each one autocannon run against the gate process with the
+ * gate's CPU time, RSS and the local chain's RPC counters read around it.
+ */
+
+export interface BenchContext {
+  gate: Child;
+  localnet: LocalnetChild;
+  wallets: BenchWallet[];
+  /** The blacklist policy headers every login and re-authentication carries. */
+  policy: Record<string, string>;
+  /** Re-authentication tokens, one per wallet, filled by warmUp. */
+  tokens: string[];
+}
+
+export interface ScenarioResult {
+  name: string;
+  workerThreads: string;
+  load: LoadResult;
+  /** Successful signed logins (200 with a token). */
+  authentications: number;
+  gateCpuMs: number;
+  gateCpuUsPerRequest: number;
+  gateRssBeforeMb: number;
+  gateRssAfterMb: number;
+  rpcHttpRequests: number;
+  rpcCalls: number;
+  rpcHttpPerAuth: number | undefined;
+  rpcCallsPerAuth: number | undefined;
+}
+
+interface Measured {
+  load: LoadResult;
+  authentications: number;
+}
+
+async function measure(name: string, workerThreads: string, ctx: BenchContext, run: () => Promise<Measured>): Promise<ScenarioResult> {
+  await ctx.localnet.resetStats();
+  const before = sampleProcess(ctx.gate.pid);
+  const { load, authentications } = await run();
+  const after = sampleProcess(ctx.gate.pid);
+  const rpc = await ctx.localnet.stats();
+  const rpcCalls = totalCalls(rpc);
+  const gateCpuMs = after.cpuMs - before.cpuMs;
+  return {
+    name,
+    workerThreads,
+    load,
+    authentications,
+    gateCpuMs,
+    gateCpuUsPerRequest: load.responses > 0 ? (gateCpuMs * 1000) / load.responses : NaN,
+    gateRssBeforeMb: before.rssMb,
+    gateRssAfterMb: after.rssMb,
+    rpcHttpRequests: rpc.httpRequests,
+    rpcCalls,
+    rpcHttpPerAuth: authentications > 0 ? rpc.httpRequests / authentications : undefined,
+    rpcCallsPerAuth: authentications > 0 ? rpcCalls / authentications : undefined,
+  };
+}
+
+function totalCalls(counters: RpcCounters): number {
+  return Object.values(counters.calls).reduce((sum, n) => sum + n, 0);
+}
+
+export interface RunShape {
+  connections: number;
+  durationSec: number;
+  workerThreads: string;
+}
+
+/** 1. GET /x404_auth/blacklist without headers: a fresh nonce each time. */
+export function nonceScenario(ctx: BenchContext, shape: RunShape): Promise<ScenarioResult> {
+  return measure('nonce issuance', shape.workerThreads, ctx, async () => {
+    const load = await runLoad({ url: ctx.gate.url + AUTH_PATH, connections: shape.connections, durationSec: shape.durationSec });
+    return { load, authentications: 0 };
+  });
+}
+
+/** Nonces from the gate (untimed), for the logins about to be signed. */
+export async function collectNonces(gateUrl: string, count: number): Promise<string[]> {
+  const nonces: string[] = [];
+  await runLoad({
+    url: gateUrl + AUTH_PATH,
+    connections: 64,
+    durationSec: 120,
+    amount: count,
+    requests: [
+      {
+        method: 'GET',
+        path: AUTH_PATH,
+        onResponse: (status, body) => {
+          if (status === 200) nonces.push((JSON.parse(body) as { nonce: string }).nonce);
+        },
+      },
+    ],
+  });
+  if (nonces.length < count) throw new Error(`asked the gate for ${count} nonces, got ${nonces.length}`);
+  return nonces;
+}
+
+/** Signed login headers, wallets in rotation, each nonce used exactly once. */
+export async function prepareLogins(ctx: BenchContext, count: number, walletOffset = 0): Promise<Record<string, string>[]> {
+  const nonces = await collectNonces(ctx.gate.url, count);
+  return nonces.map((nonce, i) => signedLoginHeaders(ctx.wallets[(walletOffset + i) % ctx.wallets.length]!, nonce, ctx.policy));
+}
+
+/**
+ * Requests that hand out `logins` one by one. autocannon calls setupRequest once per request it
+ * sends; `amount` is kept below the number prepared, so a nonce is never sent twice.
+ */
+function loginRequests(logins: Record<string, string>[], onToken?: (status: number, body: string) => void): autocannon.Request[] {
+  let next = 0;
+  return [
+    {
+      method: 'GET',
+      path: AUTH_PATH,
+      setupRequest: (request) => {
+        const headers = logins[next++];
+        if (headers === undefined) throw new Error('ran out of prepared logins (a nonce would be reused)');
+        return { ...request, headers };
+      },
+      ...(onToken ? { onResponse: onToken } : {}),
+    },
+  ];
+}
+
+/** Logins to prepare for a run: what `expectedRate` could use in `durationSec`, plus a margin. */
+export function loginBudget(expectedRate: number, durationSec: number, connections: number): number {
+  return Math.ceil(expectedRate * durationSec * 1.3) + 4 * connections;
+}
+
+/** 2. Signed blacklist logins: nonces issued and challenges signed before the timed phase. */
+export async function loginScenario(ctx: BenchContext, shape: RunShape, prepared: Record<string, string>[]): Promise<ScenarioResult> {
+  return measure('signed authentication', shape.workerThreads, ctx, async () => {
+    let authentications = 0;
+    const load = await runLoad({
+      url: ctx.gate.url + AUTH_PATH,
+      connections: shape.connections,
+      durationSec: shape.durationSec,
+      amount: prepared.length - 2 * shape.connections,
+      requests: loginRequests(prepared, (status) => {
+        if (status === 200) authentications++;
+      }),
+    });
+    return { load, authentications };
+  });
+}
+
+/**
+ * Untimed: one login per wallet, so the gate's caches and JIT are warm as in steady state, and the
+ * tokens for re-authentication are collected.
+ */
+export async function warmUp(ctx: BenchContext): Promise<void> {
+  const logins = await prepareLogins(ctx, ctx.wallets.length + 256);
+  const tokens = new Map<string, string>();
+  const failures: Record<string, number> = {};
+  await runLoad({
+    url: ctx.gate.url + AUTH_PATH,
+    connections: 64,
+    durationSec: 120,
+    amount: ctx.wallets.length,
+    requests: loginRequests(logins, (status, body) => {
+      if (status !== 200) {
+        failures[status] = (failures[status] ?? 0) + 1;
+        return;
+      }
+      const reply = JSON.parse(body) as { token: string; publicKey: string };
+      tokens.set(reply.publicKey, reply.token);
+    }),
+  });
+  if (Object.keys(failures).length > 0) throw new Error(`warm-up logins failed: ${JSON.stringify(failures)}`);
+  ctx.tokens = [...tokens.values()];
+}
+
+/** Re-authentication requests: x-jwt plus the same policy headers the login carried. */
+export function reauthRequests(ctx: BenchContext): autocannon.Request[] {
+  let next = 0;
+  const headerSets = ctx.tokens.map((token) => ({ 'x-jwt': token, ...ctx.policy }));
+  return [{ method: 'GET', path: AUTH_PATH, setupRequest: (request) => ({ ...request, headers: headerSets[next++ % headerSets.length]! }) }];
+}
+
+/** 3. Re-authentication with the tokens of 1000 wallets. */
+export function reauthScenario(ctx: BenchContext, shape: RunShape): Promise<ScenarioResult> {
+  return measure('re-authentication', shape.workerThreads, ctx, async () => {
+    const load = await runLoad({
+      url: ctx.gate.url + AUTH_PATH,
+      connections: shape.connections,
+      durationSec: shape.durationSec,
+      requests: reauthRequests(ctx),
+    });
+    return { load, authentications: 0 };
+  });
+}
+
+/**
+ * 4. Mixed: every connection loops nonce → sign → login, wallets in rotation, as real clients do
+ * (the load generator signs during the timed phase, ~60–90 µs of its CPU per login).
+ */
+export function mixedScenario(ctx: BenchContext, shape: RunShape): Promise<ScenarioResult> {
+  return measure('mixed nonce + login', shape.workerThreads, ctx, async () => {
+    let nextWallet = 0;
+    let authentications = 0;
+    const load = await runLoad({
+      url: ctx.gate.url + AUTH_PATH,
+      connections: shape.connections,
+      durationSec: shape.durationSec,
+      requests: [
+        {
+          method: 'GET',
+          path: AUTH_PATH,
+          onResponse: (status, body, context) => {
+            (context as { nonce?: string }).nonce = status === 200 ? (JSON.parse(body) as { nonce: string }).nonce : undefined;
+          },
+        },
+        {
+          method: 'GET',
+          path: AUTH_PATH,
+          setupRequest: (request, context) => {
+            const nonce = (context as { nonce?: string }).nonce;
+            if (nonce === undefined) return { ...request, headers: {} };
+            const wallet = ctx.wallets[nextWallet++ % ctx.wallets.length]!;
+            return { ...request, headers: signedLoginHeaders(wallet, nonce, ctx.policy) };
+          },
+          onResponse: (status) => {
+            if (status === 200) authentications++;
+          },
+        },
+      ],
+    });
+    return { load, authentications };
+  });
+}

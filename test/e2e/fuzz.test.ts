@@ -1,0 +1,501 @@
+import { readFileSync } from 'node:fs';
+import bs58 from 'bs58';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { blacklistPolicy, get, publicKeyOf, signedHeaders } from '../helpers/client.js';
+import { startGate, testSecret, type GateProcess } from '../helpers/gate.js';
+import { RawPool, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
+
+/**
+ * Header fuzzer against the real gate: at least REQUESTS_PER_ROUTE generated requests per route
+ * (each feature, /health, unknown paths) with random, oversized, non-ASCII, duplicated and malformed
+ * headers, truncated JSON, huge numbers, unicode addresses, stray methods, and a share of requests
+ * that carry a real nonce and signature so the feature checks run on fuzzed policies.
+ *
+ * Every answer must use a status the contract names, with the error codes it names (500 only for
+ * feature failures and locerror, never INTERNAL_ERROR), and carry a JSON body with content-type
+ * application/json. Afterwards the server must still serve a login and its RSS must be bounded.
+ *
+ * Reproduce a failure with FUZZ_SEED=<seed printed in the failure>; request `i` of a route is built
+ * from its own PRNG seeded by (seed, route, i), so it is the same whatever the concurrency.
+ *
+ * Scope: requests are syntactically valid HTTP/1.1 within uWebSockets' own limits (fewer than ~98
+ * header lines, under 4 × MAX_HEADER_BYTES); beyond those uWS answers by itself before the gate sees
+ * the request (see the report).
+ */
+const SEED = Number(process.env.FUZZ_SEED ?? 0x404f022);
+const REQUESTS_PER_ROUTE = Number(process.env.FUZZ_REQUESTS_PER_ROUTE ?? 10_000);
+const TIME_BUDGET_MS = Number(process.env.FUZZ_TIME_BUDGET_MS ?? 180_000);
+const CONCURRENCY = 48;
+const RATE_LIMIT = 200;
+const FEATURES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age'] as const;
+type Feature = (typeof FEATURES)[number];
+const ROUTES = [...FEATURES.map((feature) => `/x404_auth/${feature}`), '/health', 'unknown'] as const;
+
+/** CONTRACT §3–§7: the codes each status may carry. 200 and 204 carry none. */
+const CODES_BY_STATUS: Record<number, ReadonlySet<string>> = {
+  400: new Set(['MISSING_HEADER', 'INVALID_HEADER', 'FEATURE_MISMATCH']),
+  401: new Set(['INVALID_NONCE', 'NONCE_EXPIRED', 'NONCE_REUSED', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'POLICY_MISMATCH']),
+  403: new Set(['EXCEEDS_MAX_HOLDING']),
+  404: new Set(['NOT_FOUND']),
+  405: new Set(['METHOD_NOT_ALLOWED']),
+  429: new Set(['RATE_LIMITED']),
+  431: new Set(['HEADERS_TOO_LARGE']),
+  500: new Set([
+    'HOLDS_BANNED_TOKEN',
+    'INSUFFICIENT_BALANCE',
+    'INSUFFICIENT_HOLD_DURATION',
+    'INSUFFICIENT_TOKENS',
+    'INSUFFICIENT_ACTIVITY',
+    'HAS_DEBT',
+    'WALLET_TOO_NEW',
+  ]),
+  501: new Set(['NOT_IMPLEMENTED']),
+  503: new Set(['UPSTREAM_UNAVAILABLE']),
+};
+const LOCATION_STATUS: Record<number, string> = { 401: 'locdeny', 500: 'locerror' };
+
+// ---------------------------------------------------------------------------------------------
+// Seeded generation
+
+/** sfc32: small, fast, good enough to drive a fuzzer, and reproducible from four 32-bit words. */
+function prng(...seeds: number[]): () => number {
+  let a = 0x9e3779b9;
+  let b = 0x243f6a88;
+  let c = 0xb7e15162;
+  let d = 1;
+  for (const seed of seeds) {
+    a ^= seed;
+    b = Math.imul(b ^ seed, 0x85ebca6b);
+    c = Math.imul(c + seed, 0xc2b2ae35);
+  }
+  const next = (): number => {
+    a |= 0; b |= 0; c |= 0; d |= 0;
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return (t >>> 0) / 4294967296;
+  };
+  for (let i = 0; i < 12; i += 1) next();
+  return next;
+}
+
+class Gen {
+  constructor(readonly random: () => number) {}
+  int(below: number): number {
+    return Math.floor(this.random() * below);
+  }
+  chance(p: number): boolean {
+    return this.random() < p;
+  }
+  pick<T>(items: readonly T[]): T {
+    return items[this.int(items.length)] as T;
+  }
+  bytes(length: number): Uint8Array {
+    const out = new Uint8Array(length);
+    for (let i = 0; i < length; i += 1) out[i] = this.int(256);
+    return out;
+  }
+  /** Skewed towards short, sometimes long. */
+  length(max: number): number {
+    return this.chance(0.8) ? this.int(Math.min(max, 40)) : this.int(max);
+  }
+  ascii(length: number): string {
+    let text = '';
+    for (let i = 0; i < length; i += 1) text += String.fromCharCode(0x20 + this.int(95));
+    return text.trim();
+  }
+  unicode(length: number): string {
+    const pieces = ['ü', 'ß', '✓', '😀', '漢字', 'מ', '\u200b', '\u202e', '１２３', '٣', 'Ω', 'é', '\ufeff', '𝔘', '€'];
+    let text = '';
+    for (let i = 0; i < length; i += 1) text += this.chance(0.5) ? this.pick(pieces) : String.fromCharCode(0x21 + this.int(94));
+    return text;
+  }
+  address(): string {
+    return bs58.encode(this.bytes(32));
+  }
+  /** Something a wallet field might hold: a real-looking address, or one that is subtly wrong. */
+  addressish(): string {
+    switch (this.int(8)) {
+      case 0: return bs58.encode(this.bytes(this.pick([31, 33, 64, 0, 1])));
+      case 1: return `${this.address().slice(0, -1)}0`; // '0' is not base58
+      case 2: return this.unicode(this.int(44));
+      case 3: return this.address().replace(/[a-z]/, 'Ⅰ');
+      default: return this.address();
+    }
+  }
+  number(): string {
+    return this.pick([
+      () => String(this.int(1000)),
+      () => String(this.int(2 ** 31)),
+      () => '9'.repeat(1 + this.int(400)),
+      () => `-${this.int(100)}`,
+      () => `${this.int(100)}.${this.int(1000)}`,
+      () => this.pick(['1e309', '-1e309', '1e-400', 'NaN', 'Infinity', '-0', '0x10', '1_000', '00012', ' 5 ', '+7', '.5', '5.', '', '١٢', '１２', 'null', 'true']),
+      () => String(Number.MAX_SAFE_INTEGER + this.int(10)),
+      () => `${'1'.repeat(30)}.${'0'.repeat(30)}1`,
+    ])();
+  }
+  amount(): string {
+    return this.chance(0.6) ? String(this.int(10 ** 9)) : this.number();
+  }
+  /** A JSON value of random shape, nested up to `depth`. */
+  json(depth = 3): unknown {
+    const kind = this.int(depth > 0 ? 8 : 5);
+    switch (kind) {
+      case 0: return this.number();
+      case 1: return Number(this.number());
+      case 2: return this.chance(0.5) ? this.ascii(this.length(30)) : this.unicode(this.length(10));
+      case 3: return this.pick([null, true, false]);
+      case 4: return this.address();
+      case 5: return Array.from({ length: this.length(8) }, () => this.json(depth - 1));
+      default: {
+        const object: Record<string, unknown> = {};
+        for (let i = this.length(6); i > 0; i -= 1) object[this.chance(0.5) ? this.address() : this.ascii(8)] = this.json(depth - 1);
+        return object;
+      }
+    }
+  }
+  /** Breaks a (usually JSON) header value in one of the ways clients and attackers do. */
+  mutate(value: string): string {
+    switch (this.int(12)) {
+      case 0: return value.slice(0, this.int(value.length + 1)); // truncated JSON
+      case 1: return `${value}${this.pick([',', ']', '}', '"', '\\', ' ', 'x'])}`;
+      case 2: return JSON.stringify(this.json());
+      case 3: return this.unicode(this.length(60));
+      case 4: return this.number();
+      case 5: return '['.repeat(1 + this.int(3000)) + ']'.repeat(this.int(3000));
+      case 6: return JSON.stringify(Array.from({ length: 95 + this.int(20) }, () => this.address())); // around the list cap
+      case 7: return this.ascii(this.length(500));
+      case 8: return '';
+      case 9: return value.toUpperCase();
+      case 10: return `  ${value}  `;
+      default: return JSON.stringify(value);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+/** Plausible policy headers of one feature, each maybe broken. */
+function policyHeaders(g: Gen, feature: Feature): Array<[string, string]> {
+  const tokenList = (): string => JSON.stringify(Array.from({ length: g.length(8) }, () => (g.chance(0.8) ? { mint: g.addressish(), amount: g.amount() } : g.json(2))));
+  const plausible: Record<Feature, Array<[string, () => string]>> = {
+    blacklist: [
+      ['excluded_mints', () => JSON.stringify(Array.from({ length: g.length(6) }, () => g.addressish()))],
+      ['max_holdings', () => JSON.stringify(Object.fromEntries(Array.from({ length: g.length(5) }, () => [g.addressish(), g.amount()])))],
+      ['geo_code', () => g.pick(['true', 'false', 'TRUE', 'yes', '1', ''])],
+      ['geo_code_locs', () => g.pick(['', 'US', 'us,DE', 'FR, GB', 'XX', '??', g.ascii(8), g.unicode(4)])],
+    ],
+    timelock: [
+      ['required_mint', () => g.addressish()],
+      ['mint_amount', () => g.amount()],
+      ['min_hold_duration_days', () => g.number()],
+    ],
+    multitoken: [
+      ['required_tokens', tokenList],
+      ['verification_mode', () => g.pick(['ALL', 'ANY', 'any', '0', '1', '3', '-1', '1.5', '99999999999999999999', g.ascii(6)])],
+    ],
+    activity: [
+      ['min_transactions', () => g.number()],
+      ['time_period_days', () => g.number()],
+      ['min_volume', () => g.number()],
+      ['transaction_types', () => JSON.stringify(Array.from({ length: g.length(5) }, () => g.pick(['transfer', 'swap', 'nft', 'stake', 'TRANSFER', 'burn', 7, null])))],
+    ],
+    tier: [
+      ['tier_config', () => JSON.stringify(Object.fromEntries(['bronze', 'silver', 'gold', 'platinum'].filter(() => g.chance(0.6)).map((tier) => [tier, g.chance(0.8) ? { mint: g.addressish(), amount: g.amount() } : g.json(2)])))],
+    ],
+    nodebt: [
+      ['check_protocols', () => JSON.stringify(Array.from({ length: g.length(4) }, () => g.pick(['kamino', 'save', 'solend', 'marginfi', 'KAMINO', 'aave', '', 3])))],
+      ['max_debt_allowed', () => g.number()],
+    ],
+    age: [
+      ['min_wallet_age_days', () => g.number()],
+      ['min_first_transaction_days', () => g.number()],
+    ],
+  };
+  const headers: Array<[string, string]> = [];
+  for (const [name, make] of plausible[feature]) {
+    if (g.chance(0.1)) continue; // missing
+    const value = make();
+    headers.push([name, g.chance(0.25) ? g.mutate(value) : value]);
+  }
+  if (feature !== 'blacklist' && g.chance(0.3)) headers.push(['geo_code', g.pick(['true', 'false', 'maybe'])]);
+  if (g.chance(0.3)) headers.push(['geo_code_locs', g.pick(['US', 'de,fr', '', g.unicode(3)])]);
+  if (g.chance(0.35)) {
+    headers.push(['X-Lat', g.chance(0.6) ? String(g.random() * 180 - 90) : g.number()]);
+    headers.push(['X-Long', g.chance(0.6) ? String(g.random() * 360 - 180) : g.number()]);
+  }
+  return headers;
+}
+
+const HEADER_NAME_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_!#$%&\'*+.^`|~';
+
+function randomHeaders(g: Gen, count: number): Array<[string, string]> {
+  const headers: Array<[string, string]> = [];
+  for (let i = 0; i < count; i += 1) {
+    let name = '';
+    for (let length = 1 + g.int(20); length > 0; length -= 1) name += g.pick([...HEADER_NAME_CHARS]);
+    headers.push([name, g.chance(0.5) ? g.ascii(g.length(200)) : g.unicode(g.length(30))]);
+  }
+  return headers;
+}
+
+/** X-Forwarded-For (TRUST_PROXY=1): mostly distinct clients, some hot ones, some garbage. */
+function forwardedFor(g: Gen): string | undefined {
+  switch (g.int(20)) {
+    case 0: return undefined;
+    case 1: return g.pick(['203.0.113.1', '2001:db8::1']); // hot clients: get rate limited
+    case 2: return g.unicode(g.length(30));
+    case 3: return `${g.ascii(10)}, ${g.pick(['', ' ', ',', '1.2.3.4:80', '[2001:db8::9]:443', '::ffff:10.0.0.1', '１.２.３.４', '999.1.1.1'])}`;
+    case 4: return Array.from({ length: 2 + g.int(200) }, () => `${g.int(256)}.${g.int(256)}.${g.int(256)}.${g.int(256)}`).join(', ');
+    case 5: return `${g.int(65536).toString(16)}:${g.int(65536).toString(16)}::${g.int(65536).toString(16)}`;
+    default: return `10.${g.int(256)}.${g.int(256)}.${g.int(256)}`;
+  }
+}
+
+interface Plan {
+  request: RawRequest;
+  /** Needs a live nonce and a real signature filled in before sending. */
+  signFor?: Feature;
+  secretKey?: Uint8Array;
+  close: boolean;
+}
+
+const METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'TRACE', 'FOO', 'get', 'OPTIONS'];
+
+function unknownTarget(g: Gen): string {
+  const target = g.pick([
+    () => '/',
+    () => '/x404_auth',
+    () => '/x404_auth/',
+    () => `/x404_auth/${g.pick(FEATURES).toUpperCase()}`,
+    () => `/x404_auth/${g.pick(FEATURES)}/${g.ascii(5).replace(/[\s?#]/g, '')}`,
+    () => `/x404_auth/${g.pick(FEATURES)}%00`,
+    () => '/health/',
+    () => '/HEALTH',
+    () => `/${encodeURIComponent(g.unicode(g.length(20)))}`,
+    () => `/${g.unicode(g.length(10)).replace(/\s/g, '')}`,
+    () => `/${'a/'.repeat(g.int(2000))}`,
+    () => `/x404_auth/${g.ascii(12).replace(/[\s?#]/g, '')}`,
+    () => `/..%2f..%2fetc/passwd`,
+    () => `//x404_auth//blacklist`,
+  ])();
+  return target;
+}
+
+/** Request `index` of `route`, built only from its own seeded PRNG. */
+function plan(route: (typeof ROUTES)[number], index: number, tokens: string[]): Plan {
+  const g = new Gen(prng(SEED, ROUTES.indexOf(route), index));
+  const method = g.chance(0.88) ? 'GET' : g.pick(METHODS);
+  const feature = route.startsWith('/x404_auth/') ? (route.slice('/x404_auth/'.length) as Feature) : undefined;
+  let target = route === 'unknown' ? unknownTarget(g) : route;
+  if (g.chance(0.2)) target += `?_t=${g.int(2 ** 31)}${g.chance(0.2) ? `&${g.ascii(g.length(100)).replace(/[\s#]/g, '')}` : ''}`;
+
+  const headers: Array<[string, string]> = [];
+  let signFor: Feature | undefined;
+  let secretKey: Uint8Array | undefined;
+  const policyFeature = feature ?? g.pick(FEATURES);
+  if (feature !== undefined && method === 'GET' && g.chance(0.15)) {
+    // Deep: a real nonce and signature, so the fuzzed policy reaches the feature's checks.
+    signFor = g.chance(0.9) ? feature : g.pick(FEATURES);
+    const seed = g.bytes(32);
+    secretKey = new Uint8Array(64);
+    secretKey.set(seed);
+    secretKey.set(bs58.decode(publicKeyOf(seed)), 32);
+    headers.push(...policyHeaders(g, policyFeature));
+  } else {
+    const signature = g.int(6); // 0: none (nonce request) … 5: all, with garbage
+    if (signature >= 2) headers.push(['X-404-Nonce', g.pick([() => g.ascii(51), () => bs58.encode(g.bytes(38)), () => g.unicode(20), () => 'A'.repeat(g.int(5000))])()]);
+    if (signature >= 3) headers.push(['X-404-Signature', g.pick([() => bs58.encode(g.bytes(64)), () => bs58.encode(g.bytes(g.int(100))), () => g.unicode(30), () => g.ascii(88)])()]);
+    if (signature >= 4 || signature === 1) headers.push(['X-404-Addr', g.addressish()]);
+    if (signature >= 2 || g.chance(0.2)) headers.push(['X-404-Feature', g.chance(0.7) ? (feature ?? 'blacklist') : g.pick([...FEATURES, '', 'BLACKLIST', g.unicode(5)])]);
+    if (g.chance(0.15)) {
+      headers.push(['x-jwt', g.chance(0.6) && tokens.length > 0 ? g.pick(tokens) : g.pick([() => g.ascii(g.length(300)), () => `${g.ascii(20)}.${g.ascii(40)}.${g.ascii(43)}`, () => 'x'.repeat(9000), () => g.unicode(20)])()]);
+    }
+    if (g.chance(0.7)) headers.push(...policyHeaders(g, policyFeature));
+  }
+  headers.push(...randomHeaders(g, g.chance(0.7) ? g.int(4) : g.int(40)));
+  const xff = forwardedFor(g);
+  if (xff !== undefined) headers.push(['X-Forwarded-For', xff]);
+  if (g.chance(0.1)) headers.push(['Origin', g.pick(['https://app.example', 'null', g.unicode(10)])]);
+
+  // Duplicates: repeat some headers with other values (fetch cannot send these).
+  if (g.chance(0.15) && headers.length > 0) {
+    for (let i = 1 + g.int(3); i > 0; i -= 1) {
+      const [name, value] = g.pick(headers);
+      headers.splice(g.int(headers.length + 1), 0, [g.chance(0.5) ? name.toLowerCase() : name, g.chance(0.5) ? value : g.mutate(value)]);
+    }
+  }
+  // Oversized: past MAX_HEADER_BYTES (32 KiB) but within what uWS buffers (4×).
+  if (g.chance(0.02)) headers.push([g.pick(['X-Pad', 'excluded_mints', 'X-404-Nonce']), 'p'.repeat(20_000 + g.int(90_000))]);
+  // Stay inside uWS's header-count limit.
+  headers.splice(88);
+
+  const body = method !== 'GET' && method !== 'HEAD' && g.chance(0.3) ? Buffer.from(JSON.stringify(g.json())) : undefined;
+  return { request: { method, target, headers, body }, signFor, secretKey, close: method === 'HEAD' || body !== undefined || g.chance(0.02) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+
+function problemWith(response: RawResponse, method: string): string | undefined {
+  const { status } = response;
+  if (![200, 204, 400, 401, 403, 404, 405, 429, 431, 500, 501, 503].includes(status)) return `status ${status} is not one the contract names`;
+  if (!response.headers.has('access-control-allow-origin')) return 'no CORS headers';
+  if (status === 204 || method.toUpperCase() === 'HEAD') return undefined;
+  if (!/^application\/json\b/.test(response.headers.get('content-type') ?? '')) return `content-type ${response.headers.get('content-type')}`;
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(response.body.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return `body is not JSON: ${response.body.toString('utf8').slice(0, 120)}`;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'body is not a JSON object';
+  if (status === 200) return undefined;
+  if (typeof body.message !== 'string' || body.message.length === 0) return 'error body without message';
+  if (body.error === 'INTERNAL_ERROR') return 'INTERNAL_ERROR';
+  if (LOCATION_STATUS[status] !== undefined && body.status === LOCATION_STATUS[status]) return undefined;
+  if (typeof body.error !== 'string' || !CODES_BY_STATUS[status]?.has(body.error)) return `${status} with code ${String(body.error)}`;
+  if (status === 429 && !response.headers.has('retry-after')) return '429 without Retry-After';
+  return undefined;
+}
+
+function rssKb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match?.[1] ?? NaN);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let localnet: LocalnetHandle;
+let gate: GateProcess;
+let jwtSecret: string;
+
+beforeAll(async () => {
+  localnet = await startLocalnet({ port: 0 });
+  jwtSecret = testSecret();
+  gate = await startGate({
+    rpcUrl: localnet.url,
+    env: { JWT_SECRET: jwtSecret, TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) },
+  });
+});
+afterAll(async () => {
+  await gate?.stop('SIGKILL');
+  await localnet?.close();
+});
+
+describe('header fuzzing', () => {
+  it(
+    `answers ${REQUESTS_PER_ROUTE} fuzzed requests per route within the contract (seed ${SEED})`,
+    async () => {
+      const pid = gate.child.pid!;
+      const encoder = new TextEncoder();
+      const secret = encoder.encode(jwtSecret);
+      // Real tokens with assorted claims, so re-authentication runs on fuzzed policy headers.
+      const tokens = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => {
+          const g = new Gen(prng(SEED, 99, i));
+          const now = Math.floor(Date.now() / 1000);
+          return new SignJWT({ feature: g.pick([...FEATURES, 'other']), pol: g.chance(0.5) ? bs58.encode(g.bytes(32)) : '', ...(g.chance(0.3) ? { tier: 'gold' } : {}) })
+            .setProtectedHeader({ alg: 'HS256' })
+            .setSubject(g.address())
+            .setIssuedAt(now)
+            .setJti(String(i))
+            .setExpirationTime(g.chance(0.8) ? now + 3600 : now - 10)
+            .sign(secret);
+        }),
+      );
+
+      const pool = new RawPool(gate.port, CONCURRENCY);
+      const schedule: Array<[(typeof ROUTES)[number], number]> = [];
+      for (let i = 0; i < REQUESTS_PER_ROUTE; i += 1) for (const route of ROUTES) schedule.push([route, i]);
+      const failures: string[] = [];
+      const statusCounts = new Map<number, number>();
+      let sent = 0;
+      let warmRssKb = 0;
+      let peakRssKb = 0;
+      const sampler = setInterval(() => {
+        peakRssKb = Math.max(peakRssKb, rssKb(pid));
+      }, 250);
+      const startedAt = Date.now();
+      const deadline = startedAt + TIME_BUDGET_MS;
+
+      const record = (what: string, response: RawResponse, method: string): void => {
+        statusCounts.set(response.status, (statusCounts.get(response.status) ?? 0) + 1);
+        const problem = problemWith(response, method);
+        if (problem && failures.length < 25) failures.push(`${what}: ${problem} — ${response.body.toString('utf8').slice(0, 200)}`);
+      };
+
+      async function lane(): Promise<void> {
+        for (let next = sent++; next < schedule.length && Date.now() < deadline; next = sent++) {
+          const [route, index] = schedule[next]!;
+          const p = plan(route, index, tokens);
+          const what = `seed ${SEED} ${route} #${index} ${p.request.method} ${String(p.request.target).slice(0, 60)}`;
+          try {
+            if (p.signFor && p.secretKey) {
+              // Deep request: the nonce request is itself one of the route's requests.
+              const issued = await pool.send({ method: 'GET', target: `/x404_auth/${p.signFor}`, headers: [['X-Forwarded-For', `10.255.${index % 256}.${(index >> 8) % 256}`]] });
+              record(`${what} (nonce)`, issued, 'GET');
+              const nonce = issued.headers.get('x-404-nonce');
+              if (nonce) {
+                const signed = signedHeaders(p.secretKey, nonce, p.signFor);
+                if (index % 7 === 0) signed['X-404-Signature'] = bs58.encode(new Uint8Array(64)); // a forged one now and then
+                p.request.headers.unshift(...Object.entries(signed));
+              }
+            }
+            record(what, await pool.send(p.request, { close: p.close }), p.request.method);
+          } catch (error) {
+            if (failures.length < 25) failures.push(`${what}: ${(error as Error).message}`);
+          }
+          if (next === Math.floor(schedule.length / 10)) warmRssKb = rssKb(pid);
+        }
+      }
+
+      try {
+        await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+      } finally {
+        clearInterval(sampler);
+        pool.close();
+      }
+      const elapsedMs = Date.now() - startedAt;
+      const finalRssKb = rssKb(pid);
+      peakRssKb = Math.max(peakRssKb, finalRssKb);
+      console.log(
+        `fuzz: ${Math.min(sent, schedule.length)} requests in ${elapsedMs} ms (${Math.round((schedule.length / elapsedMs) * 1000)}/s); ` +
+          `statuses ${JSON.stringify(Object.fromEntries([...statusCounts].sort((a, b) => a[0] - b[0])))}; ` +
+          `RSS warm ${warmRssKb} kB, peak ${peakRssKb} kB, final ${finalRssKb} kB`,
+      );
+
+      expect(failures).toEqual([]);
+      expect(sent, `time budget of ${TIME_BUDGET_MS} ms ran out`).toBeGreaterThanOrEqual(schedule.length);
+      // The fuzz reached the interesting answers, not only 400s.
+      for (const status of [200, 400, 401, 404, 405, 429, 431]) expect(statusCounts.get(status) ?? 0, `status ${status}`).toBeGreaterThan(0);
+
+      // Alive and still correct: health, and a real login.
+      expect(gate.child.exitCode).toBeNull();
+      const health = await get(`${gate.url}/health`, { 'X-Forwarded-For': '192.0.2.200' });
+      expect(health.status).toBe(200);
+      const seed = new Uint8Array(32).fill(7);
+      const wallet = new Uint8Array(64);
+      wallet.set(seed);
+      wallet.set(bs58.decode(publicKeyOf(seed)), 32);
+      const client = { 'X-Forwarded-For': '192.0.2.201' };
+      const issued = await get(`${gate.url}/x404_auth/blacklist`, client);
+      expect(issued.status).toBe(200);
+      const nonce = issued.headers.get('x-404-nonce')!;
+      const login = await get(`${gate.url}/x404_auth/blacklist`, { ...signedHeaders(wallet, nonce, 'blacklist'), ...blacklistPolicy(), ...client });
+      expect(login.status, JSON.stringify(login.body)).toBe(200);
+
+      // Bounded memory: what the first tenth of the run warmed up may grow, but not without limit.
+      expect(finalRssKb - warmRssKb, `RSS grew from ${warmRssKb} kB to ${finalRssKb} kB`).toBeLessThan(128 * 1024);
+      expect(peakRssKb, `peak RSS ${peakRssKb} kB`).toBeLessThan(768 * 1024);
+    },
+    TIME_BUDGET_MS + 60_000,
+  );
+});
