@@ -58,6 +58,8 @@ function startNode(
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
+    // BENCH_VERBOSE=1 shows what the children print on stderr (debugging the bench itself).
+    if (process.env.BENCH_VERBOSE) process.stderr.write(`[${name}] ${chunk.toString()}`);
   });
   return new Promise<Child>((resolve, reject) => {
     let buffered = '';

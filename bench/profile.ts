@@ -79,9 +79,11 @@ async function profileScenario(scenario: string, workerThreads: number | undefin
   const localnet = await startLocalnetProcess();
   try {
     const policy = await setUpChain(localnet, wallets);
-    const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: 'x404-bench-profile-secret-0123456789abcdef', workerThreads, cpuProfileDir: dir });
+    const jwtSecret = 'x404-bench-profile-secret-0123456789abcdef';
+    const nonceSource = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads: 0 });
+    const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads, cpuProfileDir: dir });
     try {
-      const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+      const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [], nonceSource };
       await warmUp(ctx);
       const shape = { connections: 64, durationSec: 8, workerThreads: String(workerThreads ?? 'default') };
       const result =
@@ -95,6 +97,7 @@ async function profileScenario(scenario: string, workerThreads: number | undefin
       console.log(`${result.name}: ${result.load.rps.toFixed(0)} req/s under the profiler, gate ${result.gateCpuUsPerRequest.toFixed(0)} µs CPU/req`);
     } finally {
       await gate.stop();
+      await nonceSource.stop();
     }
   } finally {
     await localnet.stop();

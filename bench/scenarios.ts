@@ -16,6 +16,12 @@ export interface BenchContext {
   policy: Record<string, string>;
   /** Re-authentication tokens, one per wallet, filled by warmUp. */
   tokens: string[];
+  /**
+   * Where logins get their nonces (default: the gate itself). A second gate with the same secret
+   * issues nonces the first accepts; the profiler uses one so that preparing logins stays out of
+   * the profile.
+   */
+  nonceSource?: Child;
 }
 
 export interface ScenarioResult {
@@ -105,7 +111,7 @@ export async function collectNonces(gateUrl: string, count: number): Promise<str
 
 /** Signed login headers, wallets in rotation, each nonce used exactly once. */
 export async function prepareLogins(ctx: BenchContext, count: number, walletOffset = 0): Promise<Record<string, string>[]> {
-  const nonces = await collectNonces(ctx.gate.url, count);
+  const nonces = await collectNonces((ctx.nonceSource ?? ctx.gate).url, count);
   return nonces.map((nonce, i) => signedLoginHeaders(ctx.wallets[(walletOffset + i) % ctx.wallets.length]!, nonce, ctx.policy));
 }
 

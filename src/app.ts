@@ -1,13 +1,15 @@
 import type { Logger } from 'pino';
 import { createChainReader } from './chain/reader.js';
 import type { Config } from './config.js';
+import { openApiDocument } from './http/openapi.js';
 import { startServer, type GateServer } from './http/server.js';
+import { Metrics } from './metrics/metrics.js';
 import { NonceCodec } from './nonce/codec.js';
 import { MemoryNonceStore } from './nonce/memory-store.js';
 import { createRedisNonceStore } from './nonce/redis-store.js';
 import type { ConsumedNonceStore } from './nonce/store.js';
 import { createRateLimiter } from './ratelimit/create.js';
-import { closeRedisClient, createRedisClient, type RedisClient } from './redis/client.js';
+import { closeRedisClient, createRedisClient, waitForRedis, type RedisClient } from './redis/client.js';
 import { createSignatureVerifier } from './signature/verifier.js';
 import { createTokenService } from './token/jwt.js';
 
@@ -25,12 +27,27 @@ export async function startGate(config: Config, logger: Logger): Promise<Running
         onError: (error) => logger.warn({ err: error.message }, 'redis connection problem'),
       })
     : undefined;
+  if (redis && !(await waitForRedis(redis, 5000))) {
+    logger.warn('redis not reachable yet; logins answer 503 until it is');
+  }
   const consumedNonces: ConsumedNonceStore = redis
     ? createRedisNonceStore(redis, { keyPrefix: config.redisKeyPrefix })
     : new MemoryNonceStore();
-  const rateLimiter = createRateLimiter(config, redis);
+  const rateLimiter = createRateLimiter(config, redis, {
+    onFallbackChange: (fallback, error) =>
+      logger.warn({ err: error?.message }, fallback ? 'rate limiter: Redis unavailable, limiting per instance' : 'rate limiter: back on Redis'),
+  });
   const signatures = createSignatureVerifier({ threads: config.workerThreads, maxBatch: config.verifyBatchSize });
-  const chain = createChainReader(config);
+  const metrics = new Metrics();
+  metrics.setQueueDepthSource(() => signatures.queueDepth());
+  const chain = createChainReader(config, {
+    observer: {
+      rpcCall: (method) => metrics.countRpcCall(method),
+      rpcError: (method, kind) => metrics.countRpcError(method, kind),
+      accountsBatch: (keys) => metrics.observeMultipleAccountsBatch(keys),
+    },
+  });
+  const openApiJson = JSON.stringify(openApiDocument);
   const now = Date.now;
 
   const server: GateServer = await startServer(
@@ -43,11 +60,17 @@ export async function startGate(config: Config, logger: Logger): Promise<Running
       tokens: createTokenService(config.jwtSecret, config.jwtExpirySeconds, now),
       chain,
       now,
+      metrics,
     },
     {
       logger,
       rateLimiter,
       hooks: {
+        onResponse: (route, status, startedAtNs) => metrics.onResponse(route, status, startedAtNs),
+        routes: {
+          '/metrics': async () => ({ body: await metrics.render(), contentType: metrics.contentType }),
+          '/openapi.json': async () => ({ body: openApiJson, contentType: 'application/json; charset=utf-8' }),
+        },
         async health() {
           const nonceStore = await consumedNonces.health().catch((error: Error) => error.message);
           return { checks: { nonceStore } };

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import ms from 'ms';
+import { DEFAULT_KEY_PREFIX, keyPrefixProblem } from './redis/keys.js';
 
 /**
  * Every setting of the gate, read and validated once at start-up (CONTRACT §1 plus the project's
@@ -113,6 +114,13 @@ export function defaultWorkerThreads(): number {
   return Math.max(1, Math.min(os.availableParallelism() - 1, 8));
 }
 
+function redisKeyPrefix(env: Env): string {
+  const prefix = text(env, 'REDIS_KEY_PREFIX', DEFAULT_KEY_PREFIX);
+  const problem = keyPrefixProblem(prefix);
+  if (problem) throw new ConfigError('REDIS_KEY_PREFIX', problem);
+  return prefix;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const jwtSecret = text(env, 'JWT_SECRET');
   if (jwtSecret.length < 32) {
@@ -148,7 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     holdingsScope: oneOf(env, 'HOLDINGS_SCOPE', 'ata', ['ata', 'all'] as const),
     redisUrl,
     redisCluster: oneOf(env, 'REDIS_CLUSTER', 'false', ['true', 'false'] as const) === 'true',
-    redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX', 'x404:'),
+    redisKeyPrefix: redisKeyPrefix(env),
     trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 32),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
     workerThreads,

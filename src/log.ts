@@ -1,5 +1,6 @@
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
+import { REDACT_PATHS } from './metrics/redact.js';
 
 /**
  * Structured JSON logs on stdout. Secrets, signatures and tokens never reach a log line: the paths
@@ -17,5 +18,6 @@ export const REDACTED_PATHS = [
 ];
 
 export function createLogger(level: Config['logLevel'] | 'info' = 'info'): Logger {
-  return pino({ level, base: { service: 'x404-gate' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+  const paths = [...new Set([...REDACTED_PATHS, ...REDACT_PATHS])];
+  return pino({ level, base: { service: 'x404-gate' }, redact: { paths, censor: '[redacted]' } });
 }

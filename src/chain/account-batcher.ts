@@ -3,7 +3,7 @@ import { GateError } from '../errors.js';
 import { addressBytes } from './address.js';
 import { contextValue, isCount, malformed, parseAccountInfo } from './replies.js';
 import type { RpcClient, RpcRequest } from './rpc.js';
-import type { AccountInfo, DataSlice } from './types.js';
+import type { AccountInfo, ChainObserver, DataSlice } from './types.js';
 
 /** The validator refuses more keys per getMultipleAccounts (-32602, SOLANA.md). */
 export const MAX_KEYS_PER_CALL = 100;
@@ -39,6 +39,7 @@ export class AccountBatcher {
   constructor(
     private readonly rpc: RpcClient,
     private readonly config: Pick<Config, 'rpcBatchWindowMs' | 'rpcCommitment'>,
+    private readonly observer: ChainObserver = {},
   ) {}
 
   /** Keys must be base58 addresses (TypeError otherwise, so one caller's bad key cannot fail a shared call). */
@@ -101,6 +102,7 @@ export class AccountBatcher {
     }
     const requests: RpcRequest<(AccountInfo | null)[]>[] = calls.map(({ group, keys }) => {
       this.keysSent += keys.length;
+      this.observer.accountsBatch?.(keys.length);
       const options: Record<string, unknown> = { encoding: 'base64', commitment: this.config.rpcCommitment };
       if (group.slice !== undefined) options.dataSlice = group.slice;
       return { method: 'getMultipleAccounts', params: [keys, options], parse: (result) => parseAccountList(result, keys.length, group.slice) };

@@ -4,7 +4,7 @@ import { readSignatures, readTransactions, type HistoryCommitment } from './hist
 import { readAllBalances, readAtaBalances } from './holdings.js';
 import { readProgramAccounts } from './program-accounts.js';
 import { type FetchLike, RpcClient } from './rpc.js';
-import type { ChainReader } from './types.js';
+import type { ChainObserver, ChainReader } from './types.js';
 
 /**
  * The gate's ChainReader over JSON-RPC (rpc.ts), with getMultipleAccounts — and so the ATA
@@ -12,9 +12,9 @@ import type { ChainReader } from './types.js';
  * that is not an address, a limit out of range) reject with TypeError: callers validate input
  * first, so that is a bug, not a 503.
  */
-export function createChainReader(config: Config, options: { fetch?: FetchLike } = {}): ChainReader {
-  const rpc = new RpcClient(config, options.fetch);
-  const batcher = new AccountBatcher(rpc, config);
+export function createChainReader(config: Config, options: { fetch?: FetchLike; observer?: ChainObserver } = {}): ChainReader {
+  const rpc = new RpcClient(config, options.fetch, options.observer);
+  const batcher = new AccountBatcher(rpc, config, options.observer);
   const historyCommitment: HistoryCommitment = config.rpcCommitment === 'processed' ? 'confirmed' : config.rpcCommitment;
 
   return {

@@ -2,6 +2,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import type { Config } from '../config.js';
 import { type GateError, upstreamUnavailable } from '../errors.js';
 import { MalformedReply } from './replies.js';
+import type { ChainObserver } from './types.js';
 
 /**
  * Solana JSON-RPC over plain HTTP POST (global fetch: undici, keep-alive). Not web3.js
@@ -83,6 +84,7 @@ export class RpcClient {
   constructor(
     private readonly config: Pick<Config, 'rpcUrls' | 'rpcConcurrency' | 'rpcTimeoutMs' | 'rpcRetries'>,
     private readonly fetchImpl: FetchLike = (url, init) => fetch(url, init),
+    private readonly observer: ChainObserver = {},
   ) {
     if (config.rpcUrls.length === 0) throw new TypeError('at least one RPC URL is required');
     this.endpoints = config.rpcUrls.map((url) => ({ url, consecutiveFailures: 0, coolUntil: 0 }));
@@ -144,6 +146,8 @@ export class RpcClient {
       let lastRetryAfterMs = 0;
       if (result.kind === 'failed') {
         this.counters.errors++;
+        const kind = failureKind(result.reason);
+        for (const member of pending) this.observer.rpcError?.(member.method, kind);
         if (result.permanent) {
           for (const member of pending) fail(member, result.reason);
           return;
@@ -158,6 +162,7 @@ export class RpcClient {
           if (verdict.ok) outcomes[member.index] = { ok: true, result: verdict.result };
           else {
             this.counters.errors++;
+            this.observer.rpcError?.(member.method, 'rpc');
             if (verdict.permanent) fail(member, verdict.reason);
             else {
               retry.push(member);
@@ -211,7 +216,10 @@ export class RpcClient {
   /** One HTTP POST of `members` (a plain object body for one call, an array for several). */
   private async attempt(endpoint: Endpoint, members: Member[]): Promise<AttemptResult> {
     const body = members.length === 1 ? members[0]!.json : `[${members.map((member) => member.json).join(',')}]`;
-    for (const member of members) this.counters.rpcCalls[member.method] = (this.counters.rpcCalls[member.method] ?? 0) + 1;
+    for (const member of members) {
+      this.counters.rpcCalls[member.method] = (this.counters.rpcCalls[member.method] ?? 0) + 1;
+      this.observer.rpcCall?.(member.method);
+    }
     let status: number;
     let retryAfterMs = 0;
     let text: string;
@@ -314,4 +322,13 @@ function describeFetchError(error: unknown): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'timed out';
   const code = error instanceof Error && isObject(error.cause) && typeof error.cause.code === 'string' ? error.cause.code : undefined;
   return code ? `network error (${code})` : 'network error';
+}
+
+/** A metrics label for why an HTTP attempt failed. */
+function failureKind(reason: string): string {
+  if (reason.includes('429')) return 'rate_limited';
+  if (/timed? ?out/i.test(reason)) return 'timeout';
+  if (reason.startsWith('HTTP')) return 'http';
+  if (reason.includes('malformed')) return 'malformed';
+  return 'network';
 }

@@ -101,3 +101,13 @@ export interface ChainStats {
   errors: number;
   batchedKeys: number;
 }
+
+/** Optional hooks for metrics; called synchronously, must not throw. */
+export interface ChainObserver {
+  /** One JSON-RPC call sent (each batch member and each retry). */
+  rpcCall?(method: string): void;
+  /** A failed attempt: kind is timeout, rate_limited, http, network, malformed or rpc. */
+  rpcError?(method: string, kind: string): void;
+  /** Keys in one getMultipleAccounts call, after merging concurrent callers. */
+  accountsBatch?(keys: number): void;
+}

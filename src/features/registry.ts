@@ -1,28 +1,20 @@
-import { notImplemented } from '../errors.js';
+import { activityFeature } from './activity.js';
+import { ageFeature } from './age.js';
 import { blacklistFeature } from './blacklist.js';
+import { multitokenFeature } from './multitoken.js';
 import type { FeatureName } from './names.js';
+import { nodebtFeature } from './nodebt.js';
+import { tierFeature } from './tier.js';
+import { timelockFeature } from './timelock.js';
 import type { Feature } from './types.js';
 
-function pending(name: FeatureName): Feature {
-  return {
-    name,
-    policyHeaders: [],
-    geoRequired: false,
-    parse() {
-      throw notImplemented(name);
-    },
-    async check() {
-      throw notImplemented(name);
-    },
-  };
-}
-
+/** The seven features, one module each, all of the shape in types.ts. */
 export const FEATURES: Readonly<Record<FeatureName, Feature<any>>> = {
   blacklist: blacklistFeature,
-  timelock: pending('timelock'),
-  multitoken: pending('multitoken'),
-  activity: pending('activity'),
-  tier: pending('tier'),
-  nodebt: pending('nodebt'),
-  age: pending('age'),
+  timelock: timelockFeature,
+  multitoken: multitokenFeature,
+  activity: activityFeature,
+  tier: tierFeature,
+  nodebt: nodebtFeature,
+  age: ageFeature,
 };

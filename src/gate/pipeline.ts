@@ -12,6 +12,7 @@ import { challengeFor } from '../signature/challenge.js';
 import type { SignatureVerifier } from '../signature/verifier.js';
 import { policyDigest, policyOf } from '../token/policy.js';
 import type { GateClaims, TokenService } from '../token/jwt.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 /**
  * Everything `GET /x404_auth/{feature}` does, in contract order (CONTRACT §2–§6):
@@ -27,6 +28,8 @@ export interface GateDependencies {
   tokens: TokenService;
   chain: ChainReader;
   now(): number;
+  /** Login latency and nonce-store outcomes (src/metrics); optional. */
+  metrics?: Pick<Metrics, 'startLoginTimer' | 'countNonceStoreOp'>;
 }
 
 export interface AuthRequest {
@@ -54,7 +57,7 @@ export async function handleAuthRequest(request: AuthRequest, deps: GateDependen
     case 'nonce':
       return issueNonce(request.feature, deps);
     case 'login':
-      return login(request, deps);
+      return timedLogin(request, deps);
   }
 }
 
@@ -114,6 +117,19 @@ function reauthenticate({ feature, headers }: AuthRequest, claims: GateClaims): 
   };
 }
 
+async function timedLogin(request: AuthRequest, deps: GateDependencies): Promise<GateResponse> {
+  const done = deps.metrics?.startLoginTimer(request.feature);
+  if (!done) return login(request, deps);
+  try {
+    const response = await login(request, deps);
+    done('success');
+    return response;
+  } catch (error) {
+    done(error instanceof GateError ? error.code : 'INTERNAL_ERROR');
+    throw error;
+  }
+}
+
 async function login(request: AuthRequest, deps: GateDependencies): Promise<GateResponse> {
   const { feature, headers } = request;
   const module = FEATURES[feature];
@@ -124,7 +140,7 @@ async function login(request: AuthRequest, deps: GateDependencies): Promise<Gate
   const nonce = headers.get('x-404-nonce') as string;
   const accepted = deps.nonces.accept(nonce, feature);
   await verifySignature(request, wallet, deps);
-  await spendNonce(accepted.id, accepted.expiresAtMs, deps.consumedNonces);
+  await spendNonce(accepted.id, accepted.expiresAtMs, deps);
 
   const results = await module.check(wallet.address, params, { chain: deps.chain, config: deps.config, now: deps.now });
   checkLocation(geo);
@@ -156,11 +172,13 @@ async function verifySignature({ feature, path, headers }: AuthRequest, wallet: 
   }
 }
 
-async function spendNonce(id: string, expiresAtMs: number, store: ConsumedNonceStore): Promise<void> {
+async function spendNonce(id: string, expiresAtMs: number, { consumedNonces, metrics }: GateDependencies): Promise<void> {
   let firstUse: boolean;
   try {
-    firstUse = await store.consume(id, expiresAtMs);
+    firstUse = await consumedNonces.consume(id, expiresAtMs);
+    metrics?.countNonceStoreOp('consume', firstUse ? 'first' : 'reused');
   } catch {
+    metrics?.countNonceStoreOp('consume', 'error');
     // Single use cannot be guaranteed without the store: fail closed.
     throw new GateError(503, 'UPSTREAM_UNAVAILABLE', 'The nonce store is unavailable, so single use cannot be guaranteed; no token was issued. Retry shortly.', {
       headers: { 'Retry-After': '2' },

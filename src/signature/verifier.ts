@@ -3,9 +3,9 @@ import { Piscina } from 'piscina';
 import { verifyEd25519, type VerifyBatch } from './ed25519.js';
 
 /**
- * Verifies signatures either inline or in a Piscina pool. Concurrent requests are gathered for
- * one turn of the event loop and sent as one task per worker, so the cost of crossing threads
- * (structured clone, wake-up) is paid once per batch instead of once per login.
+ * Verifies signatures either inline or in a Piscina pool. Concurrent requests are gathered and
+ * sent as one task per worker (see PooledVerifier), so the cost of crossing threads (structured
+ * clone, wake-up) is paid once per batch instead of once per login.
  */
 export interface SignatureVerifier {
   verify(publicKey: Uint8Array, message: string, signature: Uint8Array): Promise<boolean>;
@@ -45,10 +45,22 @@ export function workerFilename(): string {
   return fileURLToPath(new URL(relative, here));
 }
 
+/**
+ * At most one task per worker is in flight. Requests that arrive while every worker is busy wait
+ * here and leave together, in one task, as soon as a worker is free: under load batches grow to
+ * what a worker can verify in the meantime (fewer thread crossings and wake-ups, and results that
+ * come back together, so the chain reads that follow merge into fewer RPC requests); when idle, a
+ * request waits only for the end of the current event-loop turn.
+ */
 class PooledVerifier implements SignatureVerifier {
   private readonly pool: Piscina;
   private pending: Pending[] = [];
+  private tasksInFlight = 0;
   private flushScheduled = false;
+  private readonly scheduledFlush = (): void => {
+    this.flushScheduled = false;
+    this.dispatch();
+  };
 
   constructor(
     private readonly threads: number,
@@ -60,11 +72,9 @@ class PooledVerifier implements SignatureVerifier {
   verify(publicKey: Uint8Array, message: string, signature: Uint8Array): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       this.pending.push({ publicKey, message, signature, resolve, reject });
-      if (this.pending.length >= this.maxBatch * this.threads) {
-        this.flush();
-      } else if (!this.flushScheduled) {
+      if (this.tasksInFlight < this.threads && !this.flushScheduled) {
         this.flushScheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(this.scheduledFlush);
       }
     });
   }
@@ -74,19 +84,17 @@ class PooledVerifier implements SignatureVerifier {
   }
 
   async close(): Promise<void> {
-    this.flush();
+    while (this.pending.length > 0) this.runTask(this.pending.splice(0, this.maxBatch));
     await this.pool.close();
   }
 
-  private flush(): void {
-    this.flushScheduled = false;
-    const all = this.pending;
-    if (all.length === 0) return;
-    this.pending = [];
-    // Spread the batch over the workers so they all work on it at once.
-    const perTask = Math.min(this.maxBatch, Math.ceil(all.length / this.threads));
-    for (let start = 0; start < all.length; start += perTask) {
-      this.runTask(all.slice(start, start + perTask));
+  /** Shares what is waiting among the idle workers, at most maxBatch per task. */
+  private dispatch(): void {
+    const idle = this.threads - this.tasksInFlight;
+    if (idle <= 0 || this.pending.length === 0) return;
+    const perTask = Math.min(this.maxBatch, Math.ceil(this.pending.length / idle));
+    while (this.tasksInFlight < this.threads && this.pending.length > 0) {
+      this.runTask(this.pending.splice(0, perTask));
     }
   }
 
@@ -101,9 +109,20 @@ class PooledVerifier implements SignatureVerifier {
       batch.signatures.set(entry.signature, i * 64);
       batch.messages[i] = entry.message;
     });
-    this.pool.run(batch).then(
-      (results: Uint8Array) => entries.forEach((entry, i) => entry.resolve(results[i] === 1)),
-      (error: unknown) => entries.forEach((entry) => entry.reject(error)),
+    this.tasksInFlight++;
+    const settle = (): void => {
+      this.tasksInFlight--;
+      this.dispatch();
+    };
+    this.pool.run(batch, { transferList: [batch.publicKeys.buffer as ArrayBuffer, batch.signatures.buffer as ArrayBuffer] }).then(
+      (results: Uint8Array) => {
+        settle();
+        entries.forEach((entry, i) => entry.resolve(results[i] === 1));
+      },
+      (error: unknown) => {
+        settle();
+        entries.forEach((entry) => entry.reject(error));
+      },
     );
   }
 }

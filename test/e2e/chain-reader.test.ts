@@ -353,7 +353,7 @@ describe('history and program accounts', () => {
     const active = wallet('active');
     const page = await chainReader.getSignaturesForAddress(active, { limit: 1000 });
     const transactions = await chainReader.getTransactions(page.map((s) => s.signature));
-    const swap = transactions.find((tx) => tx!.instructions.some((ix) => ix.programId === 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVaBePg'))!;
+    const swap = transactions.find((tx) => tx!.instructions.some((ix) => ix.programId === 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4'))!;
     expect(swap).toBeDefined();
     const raw = chain.state.getTransaction(swap.signature)!.result as {
       transaction: { message: { accountKeys: string[] } };

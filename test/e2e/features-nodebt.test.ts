@@ -98,8 +98,10 @@ describe('nodebt', () => {
     const body = expectRefusal(await login(stack.gateUrl, 'nodebt', jito.secretKey, policy(['marginfi'], '1000000')), 500, 'HAS_DEBT');
     expect(debtOf(body, 'marginfi').unpriced[0]).toMatch(/no price source/);
     expect(body.message).toMatch(/unknown USD value/);
-    // The fixture's debtor-marginfi borrows from a bank of a demo (non-mainnet) USDC mint: unpriced too.
-    expectRefusal(await login(stack.gateUrl, 'nodebt', fixtureWallet('debtor-marginfi'), policy([], '1000000')), 500, 'HAS_DEBT');
+    // The fixture's debtor-marginfi borrows mainnet USDC: priced at $1, so an allowance covers it.
+    const priced = expectRefusal(await login(stack.gateUrl, 'nodebt', fixtureWallet('debtor-marginfi'), policy(['marginfi'], '0')), 500, 'HAS_DEBT');
+    expect(debtOf(priced, 'marginfi')).toMatchObject({ debtUsd: '525', accounts: 1 });
+    expect((await login(stack.gateUrl, 'nodebt', fixtureWallet('debtor-marginfi'), policy(['marginfi'], '1000'))).status).toBe(200);
 
     // Save and Kamino obligations with borrows but no refreshed USD value.
     const stale = newWallet();

@@ -45,7 +45,10 @@ export async function startGate(options: { rpcUrl: string; env?: Record<string, 
 
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gate did not start in time:\n${output}`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`gate did not start in time:\n${output}`));
+    }, 20_000);
     child.stdout?.on('data', (chunk: string) => {
       output += chunk;
       const match = /"port":(\d+)[^\n]*"msg":"listening"/.exec(output);

@@ -176,7 +176,7 @@ describe('histories', () => {
       const keys = [...tx.transaction.message.accountKeys, ...tx.meta.loadedAddresses.writable, ...tx.meta.loadedAddresses.readonly];
       for (const ix of tx.transaction.message.instructions) programs.add(keys[ix.programIdIndex]);
     }
-    expect(programs).toContain('JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVaBePg');
+    expect(programs).toContain('JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4');
     expect(programs).toContain('metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s');
     expect(programs).toContain('Stake11111111111111111111111111111111111111');
     expect(await rpc('getSignaturesForAddress', [wallet('quiet'), { limit: 1000 }])).toHaveLength(2);

@@ -210,7 +210,7 @@ describe('getTransaction', () => {
     expect(Math.max(...indexes)).toBeGreaterThanOrEqual(tx.transaction.message.accountKeys.length);
     for (const balance of tx.meta.postTokenBalances) expect(keys[balance.accountIndex]).toBeDefined();
     const jupiter = tx.transaction.message.instructions[0];
-    expect(keys[jupiter.programIdIndex]).toBe('JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVaBePg');
+    expect(keys[jupiter.programIdIndex]).toBe('JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4');
   });
 
   it('omits `version` for legacy transactions unless the client declares a version', async () => {
