@@ -60,14 +60,16 @@ function shortUrl(url: string): string {
   return url.replace(/^file:\/\//, '');
 }
 
-export function summarize(files: string[], limit = 25): string {
+/** `perRequest`: responses served while profiling, to show µs per request as well. */
+export function summarize(files: string[], limit = 25, perRequest?: number): string {
   const out: string[] = [];
   for (const file of files) {
     const { busyMs, top } = selfTimes(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
     if (busyMs < 50) continue; // an idle worker
     out.push(`\n${path.basename(file)}: ${busyMs.toFixed(0)} ms busy`);
     for (const entry of top.slice(0, limit)) {
-      out.push(`  ${(entry.share * 100).toFixed(1).padStart(5)} %  ${entry.ms.toFixed(0).padStart(6)} ms  ${entry.name}`);
+      const micros = perRequest ? `${((entry.ms * 1000) / perRequest).toFixed(2).padStart(7)} µs/req  ` : '';
+      out.push(`  ${(entry.share * 100).toFixed(1).padStart(5)} %  ${entry.ms.toFixed(0).padStart(6)} ms  ${micros}${entry.name}`);
     }
   }
   return out.join('\n');
@@ -77,6 +79,7 @@ async function profileScenario(scenario: string, workerThreads: number | undefin
   const dir = mkdtempSync(path.join(os.tmpdir(), 'x404-profile-'));
   const wallets = benchWallets(1000);
   const localnet = await startLocalnetProcess();
+  let responses = 0;
   try {
     const policy = await setUpChain(localnet, wallets);
     const jwtSecret = 'x404-bench-profile-secret-0123456789abcdef';
@@ -84,7 +87,7 @@ async function profileScenario(scenario: string, workerThreads: number | undefin
     const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads, cpuProfileDir: dir });
     try {
       const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [], nonceSource };
-      await warmUp(ctx);
+      if (scenario !== 'nonce') await warmUp(ctx);
       const shape = { connections: 64, durationSec: 8, workerThreads: String(workerThreads ?? 'default') };
       const result =
         scenario === 'nonce'
@@ -95,6 +98,7 @@ async function profileScenario(scenario: string, workerThreads: number | undefin
               ? await mixedScenario(ctx, shape)
               : await loginScenario(ctx, shape, await prepareLogins(ctx, 40_000));
       console.log(`${result.name}: ${result.load.rps.toFixed(0)} req/s under the profiler, gate ${result.gateCpuUsPerRequest.toFixed(0)} µs CPU/req`);
+      responses = result.load.responses;
     } finally {
       await gate.stop();
       await nonceSource.stop();
@@ -106,7 +110,8 @@ async function profileScenario(scenario: string, workerThreads: number | undefin
     .filter((name) => name.endsWith('.cpuprofile'))
     .map((name) => path.join(dir, name));
   console.log(`profiles in ${dir}`);
-  console.log(summarize(files));
+  console.log(`(µs/req: over the ${responses} timed responses; warm-up included in the totals)`);
+  console.log(summarize(files, 30, responses));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { GateError } from '../errors.js';
-import { randomBytesFromPool } from '../lib/random-pool.js';
+import { fillRandomFromPool } from '../lib/random-pool.js';
 
 /**
  * Self-describing, authenticated nonces: issuing one stores nothing, so a flood of nonce requests
@@ -34,6 +34,8 @@ export interface AcceptedNonce {
 
 export class NonceCodec {
   private readonly key: Buffer;
+  /** Per feature: `feature | 0x00 | room for the payload`, reused (the codec is synchronous). */
+  private readonly macInputs = new Map<string, Buffer>();
 
   constructor(
     secret: string,
@@ -47,7 +49,7 @@ export class NonceCodec {
   issue(feature: string): IssuedNonce {
     const bytes = Buffer.allocUnsafe(NONCE_BYTES);
     bytes.writeUIntBE(this.now(), 0, ISSUED_AT_BYTES);
-    randomBytesFromPool(RANDOM_BYTES).copy(bytes, ISSUED_AT_BYTES);
+    fillRandomFromPool(bytes, ISSUED_AT_BYTES, RANDOM_BYTES);
     this.mac(feature, bytes.subarray(0, PAYLOAD_BYTES)).copy(bytes, PAYLOAD_BYTES);
     return { nonce: bytes.toString('base64url'), expiresInSeconds: this.ttlSeconds };
   }
@@ -70,8 +72,15 @@ export class NonceCodec {
     return { id: payload.subarray(ISSUED_AT_BYTES).toString('base64url'), expiresAtMs };
   }
 
+  /** HMAC-SHA256(key, feature | 0x00 | payload), truncated; one update call (the prefix is cached per feature). */
   private mac(feature: string, payload: Buffer): Buffer {
-    return createHmac('sha256', this.key).update(feature).update('\0').update(payload).digest().subarray(0, MAC_BYTES);
+    let input = this.macInputs.get(feature);
+    if (input === undefined) {
+      input = Buffer.concat([Buffer.from(feature, 'utf8'), Buffer.from([0]), Buffer.alloc(PAYLOAD_BYTES)]);
+      this.macInputs.set(feature, input);
+    }
+    payload.copy(input, input.length - PAYLOAD_BYTES);
+    return createHmac('sha256', this.key).update(input).digest().subarray(0, MAC_BYTES);
   }
 }
 
