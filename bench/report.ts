@@ -14,6 +14,13 @@ export interface MachineInfo {
   loadAfter: number[];
 }
 
+export interface BareResult {
+  name: string;
+  load: LoadResult;
+  /** CPU time of the bare uWS process per response. */
+  cpuUsPerRequest: number;
+}
+
 export interface BenchReport {
   startedAt: Date;
   finishedAt: Date;
@@ -22,7 +29,7 @@ export interface BenchReport {
   verify: VerifyCeiling;
   main: ScenarioResult[];
   sweep: ScenarioResult[];
-  bare: { name: string; load: LoadResult }[];
+  bare: BareResult[];
   memory: MemoryResult | undefined;
   mainConnections: number;
   wallets: number;
@@ -83,7 +90,7 @@ export function renderReport(report: BenchReport): string {
         ['node:crypto ed25519 verify, one core (key already imported)', `${f0(verify.perCorePerSecond)} /s (${f0(1e6 / verify.perCorePerSecond)} µs each)`],
         ['… including createPublicKey from the raw key', `${f0(verify.perCoreWithImportPerSecond)} /s (${f0(1e6 / verify.perCoreWithImportPerSecond)} µs each)`],
         [`**verify ceiling** = one core × ${verify.cores} cores`, `**${f0(verify.ceilingPerSecond)} /s**`],
-        ...report.bare.map((b) => [`bare uWS route, ${b.name}, ${b.load.connections} connections`, `${f0(b.load.rps)} req/s (p99 ${f2(b.load.p99Ms)} ms)`]),
+        ...report.bare.map((b) => [`bare uWS route, ${b.name}s, ${b.load.connections} connections`, `${f0(b.load.rps)} req/s (p99 ${f2(b.load.p99Ms)} ms, ${f1(b.cpuUsPerRequest)} µs CPU/req)`]),
       ],
     ),
     '',
@@ -133,12 +140,14 @@ export function renderReport(report: BenchReport): string {
     lines.push('## Nonce issuance and re-authentication by connections, against the bare uWS route', '');
     lines.push(
       table(
-        ['scenario', 'connections', 'gate req/s', 'bare uWS req/s (same requests)', 'ratio', 'p99 ms', 'gate CPU µs/req'],
+        ['scenario', 'connections', 'gate req/s', 'bare uWS req/s (same requests)', 'ratio', 'gate p99 ms', 'gate CPU µs/req', 'bare CPU µs/req'],
         httpSweep
           .sort((a, b) => a.name.localeCompare(b.name) || a.load.connections - b.load.connections)
           .map((r) => {
-            const reference = bareRps(report, r.name === 'nonce issuance' ? 'nonce request' : 're-authentication request', r.load.connections);
-            return [r.name, r.load.connections, f0(r.load.rps), f0(reference), reference ? pct(r.load.rps / reference) : '–', f2(r.load.p99Ms), f1(r.gateCpuUsPerRequest)];
+            const bareName = r.name === 'nonce issuance' ? 'nonce request' : 're-authentication request';
+            const reference = bareRps(report, bareName, r.load.connections);
+            const bareCpu = report.bare.find((b) => b.name === bareName && b.load.connections === r.load.connections)?.cpuUsPerRequest;
+            return [r.name, r.load.connections, f0(r.load.rps), f0(reference), reference ? pct(r.load.rps / reference) : '–', f2(r.load.p99Ms), f1(r.gateCpuUsPerRequest), f1(bareCpu)];
           }),
       ),
       '',
@@ -163,7 +172,7 @@ export function renderReport(report: BenchReport): string {
 
 function scenarioTable(results: ScenarioResult[]): string {
   return table(
-    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'logins', 'RPC HTTP/auth', 'RPC calls/auth', 'gate CPU µs/req', 'gate RSS MB', 'load-gen CPU µs/req'],
+    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'logins', 'RPC HTTP/auth', 'RPC calls/auth', 'gate CPU µs/req', 'gate RSS MB', 'load-gen CPU µs/req', 'local chain CPU µs/login'],
     results.map((r) => [
       r.name,
       f0(r.load.rps),
@@ -177,6 +186,7 @@ function scenarioTable(results: ScenarioResult[]): string {
       f1(r.gateCpuUsPerRequest),
       `${f1(r.gateRssBeforeMb)} → ${f1(r.gateRssAfterMb)}`,
       f1((r.load.loadGeneratorCpuMs * 1000) / r.load.responses),
+      f1(r.localnetCpuUsPerAuth),
     ]),
   );
 }

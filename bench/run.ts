@@ -15,10 +15,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { measureVerifyCeiling } from './ceilings.js';
 import { setUpChain } from './chain-fixture.js';
-import { runLoad, type LoadResult } from './load.js';
+import { runLoad } from './load.js';
 import { memoryRun, type MemoryResult } from './memory.js';
-import { startBareUwsProcess, startGateProcess, startLocalnetProcess, type Child, type LocalnetChild } from './processes.js';
-import { renderReport, type BenchReport, type MachineInfo } from './report.js';
+import { sampleProcess, startBareUwsProcess, startGateProcess, startLocalnetProcess, type Child, type LocalnetChild } from './processes.js';
+import { type BareResult, renderReport, type BenchReport, type MachineInfo } from './report.js';
 import {
   type BenchContext,
   loginBudget,
@@ -42,6 +42,8 @@ const MAIN_CONNECTIONS = 64;
 const SWEEP_CONNECTIONS = [16, 64, 256];
 const SWEEP_WORKERS = [0, 1, 2];
 const WALLETS = 1000;
+/** Distinct tokens cycled by re-authentication (each connection pre-builds one request per token). */
+const REAUTH_TOKENS = 256;
 const JWT_SECRET = 'x404-bench-secret-not-for-production-0123456789';
 
 function log(message: string): void {
@@ -82,7 +84,7 @@ async function main(): Promise<void> {
   const localnet = await startLocalnetProcess();
   const main: ScenarioResult[] = [];
   const sweep: ScenarioResult[] = [];
-  const bare: { name: string; load: LoadResult }[] = [];
+  const bare: BareResult[] = [];
   let memory: MemoryResult | undefined;
   let defaultWorkers = '';
   try {
@@ -97,6 +99,7 @@ async function main(): Promise<void> {
       const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
       await warmUp(ctx);
       tokens = ctx.tokens;
+      ctx.tokens = ctx.tokens.slice(0, REAUTH_TOKENS);
       const shape = { connections: MAIN_CONNECTIONS, durationSec: MAIN_SEC, workerThreads: defaultWorkers };
       main.push(await nonceScenario(ctx, shape));
       log(describe(main.at(-1)!));
@@ -142,13 +145,14 @@ async function main(): Promise<void> {
       const connectionsList = args.has('--no-sweep') ? [MAIN_CONNECTIONS] : SWEEP_CONNECTIONS;
       for (const connections of connectionsList) {
         const durationSec = connections === MAIN_CONNECTIONS ? MAIN_SEC : SWEEP_SEC;
-        const load = await runLoad({ url: bareUws.url + AUTH_PATH, connections, durationSec });
-        bare.push({ name: 'nonce request', load });
-        log(`bare uWS, nonce request c=${connections}: ${load.rps.toFixed(0)} req/s, p99 ${load.p99Ms.toFixed(2)} ms`);
-        const fakeCtx = { tokens, policy } as BenchContext;
-        const reauthShaped = await runLoad({ url: bareUws.url + AUTH_PATH, connections, durationSec, requests: reauthRequests(fakeCtx) });
-        bare.push({ name: 're-authentication request', load: reauthShaped });
-        log(`bare uWS, re-authentication request c=${connections}: ${reauthShaped.rps.toFixed(0)} req/s`);
+        const shaped = { tokens: tokens.slice(0, REAUTH_TOKENS), policy };
+        for (const [name, requests] of [['nonce request', undefined], ['re-authentication request', reauthRequests(shaped)]] as const) {
+          const before = sampleProcess(bareUws.pid).cpuMs;
+          const load = await runLoad({ url: bareUws.url + AUTH_PATH, connections, durationSec, ...(requests ? { requests } : {}) });
+          const cpuUsPerRequest = ((sampleProcess(bareUws.pid).cpuMs - before) * 1000) / load.responses;
+          bare.push({ name, load, cpuUsPerRequest });
+          log(`bare uWS, ${name} c=${connections}: ${load.rps.toFixed(0)} req/s, p99 ${load.p99Ms.toFixed(2)} ms, ${cpuUsPerRequest.toFixed(1)} µs CPU/req`);
+        }
       }
     } finally {
       await bareUws.stop();

@@ -20,6 +20,7 @@ const NONCE_CHARS = Math.ceil((NONCE_BYTES * 4) / 3);
 /** Tolerated clock difference between instances for a nonce that looks issued in the future. */
 const FUTURE_SKEW_MS = 30_000;
 const NONCE_PATTERN = /^[A-Za-z0-9_-]+$/;
+const MAX_CACHED_FEATURES = 32;
 
 export interface IssuedNonce {
   nonce: string;
@@ -77,7 +78,8 @@ export class NonceCodec {
     let input = this.macInputs.get(feature);
     if (input === undefined) {
       input = Buffer.concat([Buffer.from(feature, 'utf8'), Buffer.from([0]), Buffer.alloc(PAYLOAD_BYTES)]);
-      this.macInputs.set(feature, input);
+      // Features are a fixed handful; bound the cache anyway so no caller can grow it.
+      if (this.macInputs.size < MAX_CACHED_FEATURES) this.macInputs.set(feature, input);
     }
     payload.copy(input, input.length - PAYLOAD_BYTES);
     return createHmac('sha256', this.key).update(input).digest().subarray(0, MAC_BYTES);

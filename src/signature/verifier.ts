@@ -14,9 +14,9 @@ export interface SignatureVerifier {
   close(): Promise<void>;
 }
 
-export function createSignatureVerifier(options: { threads: number; maxBatch: number }): SignatureVerifier {
+export function createSignatureVerifier(options: { threads: number; maxBatch: number; workerFile?: string }): SignatureVerifier {
   if (options.threads === 0) return inlineVerifier();
-  return new PooledVerifier(options.threads, options.maxBatch);
+  return new PooledVerifier(options.threads, options.maxBatch, options.workerFile ?? workerFilename());
 }
 
 function inlineVerifier(): SignatureVerifier {
@@ -65,8 +65,10 @@ class PooledVerifier implements SignatureVerifier {
   constructor(
     private readonly threads: number,
     private readonly maxBatch: number,
+    workerFile: string,
   ) {
-    this.pool = new Piscina({ filename: workerFilename(), minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+    // A worker that dies is replaced by Piscina; the tasks it held reject, and their logins answer 500.
+    this.pool = new Piscina({ filename: workerFile, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
   }
 
   verify(publicKey: Uint8Array, message: string, signature: Uint8Array): Promise<boolean> {

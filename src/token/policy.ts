@@ -9,7 +9,7 @@ import type { HeaderBag } from '../features/types.js';
  */
 export function policyOf(headers: HeaderBag, policyHeaderNames: readonly string[]): Record<string, string> | undefined {
   let policy: Record<string, string> | undefined;
-  for (const name of [...policyHeaderNames].sort()) {
+  for (const name of sortedNames(policyHeaderNames)) {
     const value = headers.get(name);
     if (value === undefined) continue;
     policy ??= {};
@@ -18,12 +18,51 @@ export function policyOf(headers: HeaderBag, policyHeaderNames: readonly string[
   return policy;
 }
 
+/** Callers pass the same few name lists on every request: sort each once. */
+const sortedNameLists = new WeakMap<readonly string[], readonly string[]>();
+function sortedNames(names: readonly string[]): readonly string[] {
+  let sorted = sortedNameLists.get(names);
+  if (sorted === undefined) {
+    sorted = [...names].sort();
+    sortedNameLists.set(names, sorted);
+  }
+  return sorted;
+}
+
 export function canonicalPolicyJson(policy: Record<string, string>): string {
+  const names = Object.keys(policy);
+  // policyOf builds its object in ascending key order already; a sorted copy would have the same
+  // keys inserted in the same order, so it would serialize to the same text.
+  if (isAscending(names)) return JSON.stringify(policy);
   const sorted: Record<string, string> = {};
-  for (const name of Object.keys(policy).sort()) sorted[name] = policy[name] as string;
+  for (const name of names.sort()) sorted[name] = policy[name] as string;
   return JSON.stringify(sorted);
 }
 
+function isAscending(names: string[]): boolean {
+  for (let i = 1; i < names.length; i++) if ((names[i - 1] as string) >= (names[i] as string)) return false;
+  return true;
+}
+
+/**
+ * Digests of recent canonical policies. A launch sends one policy with every request, and SHA-256
+ * of the same text never changes, so the hash is computed once per distinct policy. Bounded in
+ * entries and in text length, so policies an attacker makes up only cost misses.
+ */
+const DIGEST_CACHE_ENTRIES = 1024;
+const DIGEST_CACHE_MAX_TEXT = 2048;
+const digestByJson = new Map<string, string>();
+
 export function policyDigest(policy: Record<string, string>): string {
-  return createHash('sha256').update(canonicalPolicyJson(policy)).digest('base64url');
+  const json = canonicalPolicyJson(policy);
+  let digest = digestByJson.get(json);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(json).digest('base64url');
+    if (json.length <= DIGEST_CACHE_MAX_TEXT) {
+      // Oldest first out (Map keeps insertion order).
+      if (digestByJson.size >= DIGEST_CACHE_ENTRIES) digestByJson.delete(digestByJson.keys().next().value as string);
+      digestByJson.set(json, digest);
+    }
+  }
+  return digest;
 }

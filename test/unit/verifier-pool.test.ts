@@ -1,0 +1,43 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import * as ed from '@noble/ed25519';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSignatureVerifier, type SignatureVerifier } from '../../src/signature/verifier.js';
+
+ed.hashes.sha512 = (message: Uint8Array) => new Uint8Array(createHash('sha512').update(message).digest());
+
+const CRASHING_WORKER = fileURLToPath(new URL('../fixtures/crashing-verify-worker.mjs', import.meta.url));
+let verifier: SignatureVerifier | undefined;
+afterEach(async () => {
+  await verifier?.close();
+  verifier = undefined;
+});
+
+function signed(message: string): { publicKey: Uint8Array; signature: Uint8Array } {
+  const secret = randomBytes(32);
+  return { publicKey: ed.getPublicKey(secret), signature: ed.sign(new TextEncoder().encode(message), secret) };
+}
+
+describe('signature verifier', () => {
+  it.each([0, 1, 2])('with %i worker threads, answers each of many concurrent verifications correctly', async (threads) => {
+    verifier = createSignatureVerifier({ threads, maxBatch: 8 });
+    const cases = Array.from({ length: 100 }, (_, i) => {
+      const message = `CHALLENGE::${i}`;
+      const { publicKey, signature } = signed(message);
+      const valid = i % 3 !== 0;
+      return { publicKey, signature, message: valid ? message : `${message}!`, valid };
+    });
+    const results = await Promise.all(cases.map((c) => verifier!.verify(c.publicKey, c.message, c.signature)));
+    expect(results).toEqual(cases.map((c) => c.valid));
+  });
+
+  it('a crashed worker rejects only the requests it held, never hangs them, and is replaced', async () => {
+    verifier = createSignatureVerifier({ threads: 1, maxBatch: 1, workerFile: CRASHING_WORKER });
+    const key = new Uint8Array(32);
+    const signature = new Uint8Array(64);
+    await expect(verifier.verify(key, 'crash', signature)).rejects.toThrow();
+    // The pool has a new worker: later requests are answered.
+    await expect(verifier.verify(key, 'fine', signature)).resolves.toBe(true);
+    await expect(Promise.all([verifier.verify(key, 'a', signature), verifier.verify(key, 'b', signature)])).resolves.toEqual([true, true]);
+  });
+});
