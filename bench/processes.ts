@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -50,8 +51,9 @@ function startNode(
   env: Record<string, string>,
   readUrl: (line: string) => string | undefined,
   nodeArgs: string[] = [],
+  distRoot = DIST_ROOT,
 ): Promise<Child> {
-  const child = spawn(process.execPath, [...nodeArgs, `${DIST_ROOT}${script}`], {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(distRoot, script)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -144,6 +146,8 @@ export interface GateOptions {
   env?: Record<string, string>;
   /** Write a V8 CPU profile of every thread into this directory on exit. */
   cpuProfileDir?: string;
+  /** Run the gate from another build (a copy of dist/ with a change to try; bench/compare.ts). */
+  distRoot?: string;
 }
 
 /** The gate as users run it: `node dist/src/main.js`, production mode, rate limit off. */
@@ -176,6 +180,7 @@ export function startGateProcess(options: GateOptions): Promise<Child> {
       }
     },
     nodeArgs,
+    options.distRoot,
   );
 }
 

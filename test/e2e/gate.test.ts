@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { blacklistPolicy, challenge, decodeJwt, get, getNonce, login, publicKeyOf, sign, signedHeaders } from '../helpers/client.js';
+import { blacklistPolicy, challenge, decodeJwt, get, getNonce, login, newWallet, publicKeyOf, sign, signedHeaders } from '../helpers/client.js';
 import { runGateExpectingExit, startGate, startStack, type GateProcess, type Stack } from '../helpers/gate.js';
 
 /**
@@ -14,13 +14,6 @@ let banned: string;
 let bannedT22: string;
 let capped: string;
 
-const newWallet = (): Uint8Array => {
-  const seed = randomBytes(32);
-  const secret = new Uint8Array(64);
-  secret.set(seed);
-  secret.set(bs58.decode(publicKeyOf(seed)), 32);
-  return secret;
-};
 
 function walletHolding(holdings: { mint: string; amount: string; program?: 'token' | 'token2022'; nonAta?: boolean }[]): Uint8Array {
   const secret = newWallet();
@@ -349,7 +342,7 @@ describe('blacklist (SEED-SPEC §4.2, CONTRACT §5)', () => {
     expect(denied.body.status).toBe('locdeny');
     expect(typeof denied.body.message).toBe('string');
 
-    for (const coordinates of [{}, { 'X-Lat': '91', 'X-Long': '0' }, { 'X-Lat': 'abc', 'X-Long': '2' }]) {
+    for (const coordinates of [{}, { 'X-Lat': '91', 'X-Long': '0' }, { 'X-Lat': 'abc', 'X-Long': '2' }] as Record<string, string>[]) {
       const failed = await login(url, 'blacklist', wallet, { ...geo, ...coordinates });
       expect(failed.status).toBe(500);
       expect(failed.body.status).toBe('locerror');

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
-import { blacklistPolicy, get, publicKeyOf, signedHeaders, type HttpResult } from '../helpers/client.js';
+import { blacklistPolicy, get, publicKeyOf, signedHeaders, type HttpResult, newWallet } from '../helpers/client.js';
 import { startGate, testSecret, type GateProcess } from '../helpers/gate.js';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
 
@@ -26,13 +26,6 @@ afterAll(async () => {
   await Promise.all([localnet?.close(), redis?.stop()]);
 });
 
-function newWallet(): Uint8Array {
-  const seed = randomBytes(32);
-  const secret = new Uint8Array(64);
-  secret.set(seed);
-  secret.set(bs58.decode(publicKeyOf(seed)), 32);
-  return secret;
-}
 
 async function loginAt(gate: GateProcess, wallet: Uint8Array): Promise<HttpResult & { nonce: string }> {
   const issued = await get(`${gate.url}/x404_auth/blacklist`);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
-import { blacklistPolicy, get, publicKeyOf, signedHeaders, type HttpResult } from '../helpers/client.js';
+import { blacklistPolicy, get, publicKeyOf, signedHeaders, type HttpResult, newWallet } from '../helpers/client.js';
 import { startGate, testSecret, type GateProcess } from '../helpers/gate.js';
 
 /**
@@ -36,13 +36,6 @@ let addressCounter = 0;
 /** A client address of its own (TEST-NET-2), so a test's requests share one rate-limit budget. */
 const newClientAddress = (): string => `198.51.100.${++addressCounter}`;
 
-function newWallet(): Uint8Array {
-  const seed = randomBytes(32);
-  const secret = new Uint8Array(64);
-  secret.set(seed);
-  secret.set(bs58.decode(publicKeyOf(seed)), 32);
-  return secret;
-}
 
 async function nonceFrom(gate: GateProcess, feature: string, clientAddress: string): Promise<string> {
   const result = await get(`${gate.url}/x404_auth/${feature}`, { 'X-Forwarded-For': clientAddress });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
-import { blacklistPolicy, get, publicKeyOf, signedHeaders, type HttpResult } from '../helpers/client.js';
+import { blacklistPolicy, get, publicKeyOf, signedHeaders, type HttpResult, newWallet } from '../helpers/client.js';
 import { startGate, type GateProcess } from '../helpers/gate.js';
 
 /**
@@ -20,13 +20,6 @@ afterAll(async () => {
   await localnet?.close();
 });
 
-function newWallet(): Uint8Array {
-  const seed = randomBytes(32);
-  const secret = new Uint8Array(64);
-  secret.set(seed);
-  secret.set(bs58.decode(publicKeyOf(seed)), 32);
-  return secret;
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

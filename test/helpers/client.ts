@@ -74,3 +74,12 @@ export function decodeJwt(token: string): Record<string, any> {
   const [, payload] = token.split('.');
   return JSON.parse(Buffer.from(payload as string, 'base64url').toString('utf8'));
 }
+
+/** A fresh wallet: 64-byte secret key (seed || public key), as Solana keypair files store it. */
+export function newWallet(): Uint8Array {
+  const seed = ed.utils.randomSecretKey();
+  const secret = new Uint8Array(64);
+  secret.set(seed);
+  secret.set(ed.getPublicKey(seed), 32);
+  return secret;
+}

@@ -1,0 +1,73 @@
+/**
+ * A/B of two builds of the gate on one scenario, rounds interleaved (A, B, A, B, …) so that the
+ * machine's background load hits both alike. Used to measure a proposed change before making it:
+ * copy dist/ (with a node_modules symlink next to it), edit the copy, compare.
+ *
+ *   node dist/bench/compare.js --a=dist --b=/tmp/variant/dist --scenario=login --rounds=3 --sec=5 [--workers=1]
+ *
+ * Prints, per build, the median over rounds of req/s, p99 and gate CPU µs per request.
+ */
+import path from 'node:path';
+import { setUpChain } from './chain-fixture.js';
+import { startGateProcess, startLocalnetProcess } from './processes.js';
+import { type BenchContext, loginBudget, loginScenario, mixedScenario, nonceScenario, prepareLogins, reauthScenario, type ScenarioResult, warmUp } from './scenarios.js';
+import { benchWallets } from './wallets.js';
+
+const options = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .filter((arg) => arg.startsWith('--'))
+    .map((arg) => {
+      const [name, value] = arg.slice(2).split('=');
+      return [name!, value ?? 'true'];
+    }),
+);
+const builds = [path.resolve(options.a ?? 'dist'), path.resolve(options.b ?? 'dist')];
+const scenario = options.scenario ?? 'login';
+const rounds = Number(options.rounds ?? 3);
+const durationSec = Number(options.sec ?? 5);
+const connections = Number(options.connections ?? 64);
+const workerThreads = options.workers === undefined ? undefined : Number(options.workers);
+const jwtSecret = 'x404-bench-compare-secret-0123456789abcdef';
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const wallets = benchWallets(1000);
+const localnet = await startLocalnetProcess();
+const results: ScenarioResult[][] = builds.map(() => []);
+try {
+  const policy = await setUpChain(localnet, wallets);
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, distRoot] of builds.entries()) {
+      const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads, distRoot });
+      try {
+        const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+        if (scenario !== 'nonce') await warmUp(ctx);
+        ctx.tokens = ctx.tokens.slice(0, 256);
+        const shape = { connections, durationSec, workerThreads: String(workerThreads ?? 'default') };
+        const result =
+          scenario === 'nonce'
+            ? await nonceScenario(ctx, shape)
+            : scenario === 'reauth'
+              ? await reauthScenario(ctx, shape)
+              : scenario === 'mixed'
+                ? await mixedScenario(ctx, shape)
+                : await loginScenario(ctx, shape, await prepareLogins(ctx, loginBudget(6000, durationSec, connections)));
+        results[index]!.push(result);
+        console.log(
+          `round ${round + 1} ${index === 0 ? 'A' : 'B'}: ${result.load.rps.toFixed(0)} req/s, p99 ${result.load.p99Ms.toFixed(2)} ms, gate ${result.gateCpuUsPerRequest.toFixed(1)} µs CPU/req, non-2xx ${result.load.non2xx}`,
+        );
+      } finally {
+        await gate.stop();
+      }
+    }
+  }
+} finally {
+  await localnet.stop();
+}
+for (const [index, distRoot] of builds.entries()) {
+  const runs = results[index]!;
+  console.log(
+    `${index === 0 ? 'A' : 'B'} ${distRoot}: median ${median(runs.map((r) => r.load.rps)).toFixed(0)} req/s, p99 ${median(runs.map((r) => r.load.p99Ms)).toFixed(2)} ms, gate ${median(runs.map((r) => r.gateCpuUsPerRequest)).toFixed(1)} µs CPU/req`,
+  );
+}
