@@ -4,6 +4,8 @@
  * copy dist/ (with a node_modules symlink next to it), edit the copy, compare.
  *
  *   node dist/bench/compare.js --a=dist --b=/tmp/variant/dist --scenario=login --rounds=3 --sec=5 [--workers=1]
+ *   node dist/bench/compare.js --builds=dist,/tmp/v1/dist,/tmp/v2/dist --scenario=nonce
+ *   node dist/bench/compare.js --builds=dist,dist --env1=RPC_BATCH_WINDOW_MS=0 --scenario=login   (settings: --envN for build N, 0-based, KEY=VALUE;KEY=VALUE)
  *
  * Prints, per build, the median over rounds of req/s, p99 and gate CPU µs per request.
  */
@@ -22,7 +24,8 @@ const options = Object.fromEntries(
       return [name!, value ?? 'true'];
     }),
 );
-const builds = [path.resolve(options.a ?? 'dist'), path.resolve(options.b ?? 'dist')];
+const builds = (options.builds ? options.builds.split(',') : [options.a ?? 'dist', options.b ?? 'dist']).map((dir) => path.resolve(dir));
+const label = (index: number): string => String.fromCharCode(65 + index);
 const scenario = options.scenario ?? 'login';
 const rounds = Number(options.rounds ?? 3);
 const durationSec = Number(options.sec ?? 5);
@@ -39,7 +42,8 @@ try {
   const policy = await setUpChain(localnet, wallets);
   for (let round = 0; round < rounds; round++) {
     for (const [index, distRoot] of builds.entries()) {
-      const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads, distRoot });
+      const env = Object.fromEntries((options[`env${index}`] ?? '').split(';').filter(Boolean).map((pair) => pair.split('=') as [string, string]));
+      const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads, distRoot, env });
       try {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
         if (scenario !== 'nonce') await warmUp(ctx);
@@ -55,7 +59,7 @@ try {
                 : await loginScenario(ctx, shape, await prepareLogins(ctx, loginBudget(6000, durationSec, connections)));
         results[index]!.push(result);
         console.log(
-          `round ${round + 1} ${index === 0 ? 'A' : 'B'}: ${result.load.rps.toFixed(0)} req/s, p99 ${result.load.p99Ms.toFixed(2)} ms, gate ${result.gateCpuUsPerRequest.toFixed(1)} µs CPU/req, non-2xx ${result.load.non2xx}`,
+          `round ${round + 1} ${label(index)}: ${result.load.rps.toFixed(0)} req/s, p99 ${result.load.p99Ms.toFixed(2)} ms, gate ${result.gateCpuUsPerRequest.toFixed(1)} µs CPU/req, non-2xx ${result.load.non2xx}${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth`}, idle ${(result.machine.idle * 100).toFixed(0)}%`,
         );
       } finally {
         await gate.stop();
@@ -68,6 +72,6 @@ try {
 for (const [index, distRoot] of builds.entries()) {
   const runs = results[index]!;
   console.log(
-    `${index === 0 ? 'A' : 'B'} ${distRoot}: median ${median(runs.map((r) => r.load.rps)).toFixed(0)} req/s, p99 ${median(runs.map((r) => r.load.p99Ms)).toFixed(2)} ms, gate ${median(runs.map((r) => r.gateCpuUsPerRequest)).toFixed(1)} µs CPU/req`,
+    `${label(index)} ${distRoot}: median ${median(runs.map((r) => r.load.rps)).toFixed(0)} req/s, p99 ${median(runs.map((r) => r.load.p99Ms)).toFixed(2)} ms, gate ${median(runs.map((r) => r.gateCpuUsPerRequest)).toFixed(1)} µs CPU/req`,
   );
 }

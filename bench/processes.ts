@@ -36,6 +36,20 @@ export function sampleProcess(pid: number): ProcessSample {
   return { cpuMs: ((utime + stime) * 1000) / CLOCK_TICKS_PER_SECOND, rssMb: rssKb / 1024 };
 }
 
+export interface MachineSample {
+  /** CPU time of all cores, busy and idle, in ms. */
+  totalMs: number;
+  idleMs: number;
+}
+
+/** The whole machine's CPU time from /proc/stat (first line: all cores). */
+export function sampleMachine(): MachineSample {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const ticks = fields.slice(0, 8).reduce((a, b) => a + b, 0); // user … steal; guest time is inside user
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0); // idle + iowait
+  return { totalMs: (ticks * 1000) / CLOCK_TICKS_PER_SECOND, idleMs: (idle * 1000) / CLOCK_TICKS_PER_SECOND };
+}
+
 function readClockTicks(): number {
   try {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -161,10 +175,9 @@ export function startGateProcess(options: GateOptions): Promise<Child> {
     RATE_LIMIT_PER_MINUTE: '0',
     LOG_LEVEL: 'info',
     REDIS_URL: '',
+    WORKER_THREADS: options.workerThreads === undefined ? '' : String(options.workerThreads),
     ...options.env,
   };
-  if (options.workerThreads !== undefined) env.WORKER_THREADS = String(options.workerThreads);
-  else env.WORKER_THREADS = '';
   const nodeArgs = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
   return startNode(
     'gate',

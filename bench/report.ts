@@ -118,7 +118,7 @@ export function renderReport(report: BenchReport): string {
     '- Gate CPU is utime+stime of the gate process (all threads, workers included) from /proc/<pid>/stat, per response; RSS is VmRSS before → after.',
     '- Load-generator CPU is what autocannon (this process) used, per response: on 2 cores it competes with the gate.',
     `- Logins: ${report.wallets} distinct wallets in rotation, blacklist with two mints (one excluded, one capped; half the wallets hold the capped one), nonces issued and challenges signed before the timed phase, each nonce used once. Before the runs each gate is warmed with one login per wallet.`,
-    '- Re-authentication sends x-jwt plus the same four policy headers as the login (so the policy digest is checked).',
+    '- Re-authentication sends x-jwt plus the same four policy headers as the login (so the policy digest is checked), cycling over 256 of the tokens the warm-up logins got; the bare uWS route is sent the very same requests.',
     '- Mixed: each connection loops nonce → sign (node:crypto, in the load generator) → login; a response is either a nonce or a login.',
     '',
   );

@@ -6,6 +6,7 @@
  *   npm run bench -- --memory          also the 1,000,000-nonce memory run
  *   npm run bench -- --no-sweep        only the main scenarios and ceilings
  *   npm run bench -- --out=path.md     write the report elsewhere
+ *   npm run bench -- --gate-dist=/tmp/x/dist   measure another build of the gate (a copy of dist/ with a change to try)
  *
  * The local chain, the gate and the bare uWS reference each run as their own process, so their CPU
  * time and RSS come from /proc; autocannon runs in this process.
@@ -36,6 +37,8 @@ import { AUTH_PATH, benchWallets } from './wallets.js';
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
 const outArg = process.argv.slice(2).find((arg) => arg.startsWith('--out='));
+/** --gate-dist=<dir>: run the gate from another build (a copy of dist/ with a change to try). */
+const gateDist = process.argv.slice(2).find((arg) => arg.startsWith('--gate-dist='))?.slice('--gate-dist='.length);
 const MAIN_SEC = quick ? 3 : 10;
 const SWEEP_SEC = quick ? 2 : 5;
 const MAIN_CONNECTIONS = 64;
@@ -52,11 +55,13 @@ function log(message: string): void {
 
 function describe(result: ScenarioResult): string {
   const { load } = result;
-  return `${result.name} w=${result.workerThreads} c=${load.connections}: ${load.rps.toFixed(0)} req/s, p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms, non-2xx ${load.non2xx}, gate ${result.gateCpuUsPerRequest.toFixed(0)} µs CPU/req${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth`}`;
+  const m = result.machine;
+  const share = (x: number): string => `${(x * 100).toFixed(0)}%`;
+  return `${result.name} w=${result.workerThreads} c=${load.connections}: ${load.rps.toFixed(0)} req/s, p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms, non-2xx ${load.non2xx}, gate ${result.gateCpuUsPerRequest.toFixed(0)} µs CPU/req${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth`} | machine: gate ${share(m.gate)} load-gen ${share(m.loadGenerator)} chain ${share(m.localnet)} other ${share(m.other)} idle ${share(m.idle)}`;
 }
 
 async function withGate<T>(localnet: LocalnetChild, workerThreads: number | undefined, work: (gate: Child) => Promise<T>): Promise<T> {
-  const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, workerThreads });
+  const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, workerThreads, ...(gateDist ? { distRoot: gateDist } : {}) });
   try {
     return await work(gate);
   } finally {

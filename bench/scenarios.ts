@@ -1,6 +1,6 @@
 import type autocannon from 'autocannon';
 import { runLoad, type LoadResult } from './load.js';
-import { type Child, type LocalnetChild, type RpcCounters, sampleProcess } from './processes.js';
+import { type Child, type LocalnetChild, type RpcCounters, sampleMachine, sampleProcess } from './processes.js';
 import { AUTH_PATH, type BenchWallet, signedLoginHeaders } from './wallets.js';
 
 /**
@@ -36,6 +36,11 @@ export interface ScenarioResult {
   gateRssAfterMb: number;
   /** CPU time of the local chain process, per successful login. */
   localnetCpuUsPerAuth: number | undefined;
+  /**
+   * Where the machine's CPU went during the run, as a share of all cores: the gate, the load
+   * generator (this process), the local chain, everything else (other jobs), idle.
+   */
+  machine: { gate: number; loadGenerator: number; localnet: number; other: number; idle: number };
   rpcHttpRequests: number;
   rpcCalls: number;
   rpcHttpPerAuth: number | undefined;
@@ -51,9 +56,13 @@ async function measure(name: string, workerThreads: string, ctx: BenchContext, r
   await ctx.localnet.resetStats();
   const before = sampleProcess(ctx.gate.pid);
   const localnetBefore = sampleProcess(ctx.localnet.pid);
+  const machineBefore = sampleMachine();
   const { load, authentications } = await run();
+  const machineAfter = sampleMachine();
   const after = sampleProcess(ctx.gate.pid);
   const localnetCpuMs = sampleProcess(ctx.localnet.pid).cpuMs - localnetBefore.cpuMs;
+  const machineMs = machineAfter.totalMs - machineBefore.totalMs;
+  const idleMs = machineAfter.idleMs - machineBefore.idleMs;
   const rpc = await ctx.localnet.stats();
   const rpcCalls = totalCalls(rpc);
   const gateCpuMs = after.cpuMs - before.cpuMs;
@@ -67,6 +76,13 @@ async function measure(name: string, workerThreads: string, ctx: BenchContext, r
     gateRssBeforeMb: before.rssMb,
     gateRssAfterMb: after.rssMb,
     localnetCpuUsPerAuth: authentications > 0 ? (localnetCpuMs * 1000) / authentications : undefined,
+    machine: {
+      gate: gateCpuMs / machineMs,
+      loadGenerator: load.loadGeneratorCpuMs / machineMs,
+      localnet: localnetCpuMs / machineMs,
+      other: Math.max(0, machineMs - idleMs - gateCpuMs - load.loadGeneratorCpuMs - localnetCpuMs) / machineMs,
+      idle: idleMs / machineMs,
+    },
     rpcHttpRequests: rpc.httpRequests,
     rpcCalls,
     rpcHttpPerAuth: authentications > 0 ? rpc.httpRequests / authentications : undefined,

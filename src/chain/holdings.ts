@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { addressBytes } from './address.js';
 import type { AccountBatcher } from './account-batcher.js';
+import type { MintPrograms } from './mint-programs.js';
 import { associatedTokenAddress } from './ata.js';
 import { TOKEN_PROGRAM_IDS } from './programs.js';
 import { contextValue, malformed, parseKeyedAccounts } from './replies.js';
@@ -14,17 +15,25 @@ import { type RawTokenAccount, TOKEN_ACCOUNT_HEAD_SIZE, TokenAccountError, readT
  * cannot attribute someone else's tokens to the wallet.
  */
 
-/** HOLDINGS_SCOPE=ata: the wallet's associated token account per mint under each token program. */
-export async function readAtaBalances(batcher: AccountBatcher, wallet: string, mints: readonly string[]): Promise<Map<string, bigint>> {
+/**
+ * HOLDINGS_SCOPE=ata: the wallet's associated token account per mint, under the token program that
+ * owns the mint (the only program whose accounts can hold it; see mint-programs.ts).
+ */
+export async function readAtaBalances(
+  batcher: AccountBatcher,
+  mintPrograms: MintPrograms,
+  wallet: string,
+  mints: readonly string[],
+): Promise<Map<string, bigint>> {
   const walletBytes = addressBytes(wallet);
   const balances = new Map<string, bigint>();
+  for (const mint of mints) balances.set(mint, 0n);
+  const programs = await mintPrograms.programsOf([...balances.keys()]);
   const lookups: { mint: string; mintBytes: Buffer; program: string }[] = [];
-  for (const mint of mints) {
-    if (balances.has(mint)) continue;
-    balances.set(mint, 0n);
-    const mintBytes = addressBytes(mint);
-    for (const program of TOKEN_PROGRAM_IDS) lookups.push({ mint, mintBytes, program });
+  for (const [mint, program] of programs) {
+    if (program !== null) lookups.push({ mint, mintBytes: addressBytes(mint), program });
   }
+  if (lookups.length === 0) return balances;
   const keys = lookups.map(({ mint, program }) => associatedTokenAddress(wallet, mint, program));
   // Mint, owner and amount are the first 72 bytes. The slice hides Token-2022's account-type byte,
   // which is fine here: only the ATA program creates accounts at these addresses.

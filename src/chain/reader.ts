@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { AccountBatcher } from './account-batcher.js';
 import { readSignatures, readTransactions, type HistoryCommitment } from './history.js';
 import { readAllBalances, readAtaBalances } from './holdings.js';
+import { MintPrograms } from './mint-programs.js';
 import { readProgramAccounts } from './program-accounts.js';
 import { type FetchLike, RpcClient } from './rpc.js';
 import type { ChainObserver, ChainReader } from './types.js';
@@ -15,12 +16,13 @@ import type { ChainObserver, ChainReader } from './types.js';
 export function createChainReader(config: Config, options: { fetch?: FetchLike; observer?: ChainObserver } = {}): ChainReader {
   const rpc = new RpcClient(config, options.fetch, options.observer);
   const batcher = new AccountBatcher(rpc, config, options.observer);
+  const mintPrograms = new MintPrograms(batcher);
   const historyCommitment: HistoryCommitment = config.rpcCommitment === 'processed' ? 'confirmed' : config.rpcCommitment;
 
   return {
     async getTokenBalances(wallet, mints) {
       return config.holdingsScope === 'ata'
-        ? readAtaBalances(batcher, wallet, mints)
+        ? readAtaBalances(batcher, mintPrograms, wallet, mints)
         : readAllBalances(rpc, config.rpcCommitment, wallet, mints);
     },
     async getMultipleAccounts(keys, slice) {

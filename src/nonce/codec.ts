@@ -1,3 +1,4 @@
+import * as nodeCrypto from 'node:crypto';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { GateError } from '../errors.js';
 import { fillRandomFromPool } from '../lib/random-pool.js';
@@ -35,8 +36,7 @@ export interface AcceptedNonce {
 
 export class NonceCodec {
   private readonly key: Buffer;
-  /** Per feature: `feature | 0x00 | room for the payload`, reused (the codec is synchronous). */
-  private readonly macInputs = new Map<string, Buffer>();
+  private readonly macs = new Map<string, FeatureMac>();
 
   constructor(
     secret: string,
@@ -73,16 +73,55 @@ export class NonceCodec {
     return { id: payload.subarray(ISSUED_AT_BYTES).toString('base64url'), expiresAtMs };
   }
 
-  /** HMAC-SHA256(key, feature | 0x00 | payload), truncated; one update call (the prefix is cached per feature). */
   private mac(feature: string, payload: Buffer): Buffer {
-    let input = this.macInputs.get(feature);
-    if (input === undefined) {
-      input = Buffer.concat([Buffer.from(feature, 'utf8'), Buffer.from([0]), Buffer.alloc(PAYLOAD_BYTES)]);
+    let mac = this.macs.get(feature);
+    if (mac === undefined) {
+      mac = new FeatureMac(this.key, feature);
       // Features are a fixed handful; bound the cache anyway so no caller can grow it.
-      if (this.macInputs.size < MAX_CACHED_FEATURES) this.macInputs.set(feature, input);
+      if (this.macs.size < MAX_CACHED_FEATURES) this.macs.set(feature, mac);
     }
-    payload.copy(input, input.length - PAYLOAD_BYTES);
-    return createHmac('sha256', this.key).update(input).digest().subarray(0, MAC_BYTES);
+    return mac.compute(payload).subarray(0, MAC_BYTES);
+  }
+}
+
+/** One-shot SHA-256 (Node ≥ 20.12); undefined on older versions, which use createHmac. */
+const sha256OneShot: ((algorithm: string, data: Buffer, encoding: 'buffer') => Buffer) | undefined =
+  typeof nodeCrypto.hash === 'function' ? nodeCrypto.hash : undefined;
+const SHA256_BLOCK = 64;
+const SHA256_BYTES = 32;
+
+/**
+ * HMAC-SHA256(key, feature | 0x00 | payload) as RFC 2104 defines it — SHA-256(key⊕opad |
+ * SHA-256(key⊕ipad | message)) — over two buffers assembled once per feature, so each nonce costs
+ * two one-shot hash calls and no Hmac object (~1.8 µs less CPU per nonce request, measured with
+ * bench/compare.ts). Same bytes as createHmac: cross-checked in test/unit/nonce-mac.test.ts.
+ * Reuses its buffers: the codec is synchronous.
+ */
+class FeatureMac {
+  /** key⊕ipad | feature | 0x00 | payload */
+  private readonly inner: Buffer;
+  /** key⊕opad | inner digest */
+  private readonly outer = Buffer.alloc(SHA256_BLOCK + SHA256_BYTES);
+
+  constructor(
+    private readonly key: Buffer,
+    feature: string,
+  ) {
+    if (key.length > SHA256_BLOCK) throw new RangeError('HMAC key longer than a block');
+    const ipad = Buffer.alloc(SHA256_BLOCK, 0x36);
+    for (let i = 0; i < key.length; i++) {
+      ipad[i]! ^= key[i]!;
+      this.outer[i] = key[i]! ^ 0x5c;
+    }
+    this.outer.fill(0x5c, key.length, SHA256_BLOCK);
+    this.inner = Buffer.concat([ipad, Buffer.from(feature, 'utf8'), Buffer.from([0]), Buffer.alloc(PAYLOAD_BYTES)]);
+  }
+
+  compute(payload: Buffer): Buffer {
+    payload.copy(this.inner, this.inner.length - PAYLOAD_BYTES);
+    if (sha256OneShot === undefined) return createHmac('sha256', this.key).update(this.inner.subarray(SHA256_BLOCK)).digest();
+    sha256OneShot('sha256', this.inner, 'buffer').copy(this.outer, SHA256_BLOCK);
+    return sha256OneShot('sha256', this.outer, 'buffer');
   }
 }
 

@@ -36,6 +36,12 @@ function reader(env: Record<string, string> = {}, fetch?: FetchLike): ChainReade
 }
 
 const wallet = (name: string): string => demoWallet(name).publicKey;
+
+/** Teach a reader which program owns each mint (src/chain/mint-programs.ts), then zero the chain's counters. */
+async function knowMints(chainReader: ChainReader, mints: string[]): Promise<void> {
+  await chainReader.getTokenBalances(wallet('empty'), mints);
+  chain.resetStats();
+}
 const usdc = demoMint('usdc');
 const bonk = demoMint('bonk');
 
@@ -89,8 +95,9 @@ describe('holdings, HOLDINGS_SCOPE=ata', () => {
     expect(await chainReader.getTokenBalances(wallet('empty'), [usdc])).toEqual(new Map([[usdc, 0n]]));
   });
 
-  it.each(['2', '0'])('merges 64 concurrent logins (2 mints × 2 programs each) into one HTTP request (window %s ms)', async (window) => {
+  it.each(['2', '0'])('merges 64 concurrent logins (2 mints each) into one HTTP request (window %s ms)', async (window) => {
     const chainReader = reader({ RPC_BATCH_WINDOW_MS: window });
+    await knowMints(chainReader, [usdc, bonk]);
     const names = ['clean', 'whale', 'portfolio', 'banned-nonata'];
     const wallets = Array.from({ length: 64 }, (_, i) => wallet(names[i] ?? `load-${i}`));
     const results = await Promise.all(wallets.map((w) => chainReader.getTokenBalances(w, [usdc, bonk])));
@@ -101,17 +108,37 @@ describe('holdings, HOLDINGS_SCOPE=ata', () => {
     expect(results[3]).toEqual(new Map([[usdc, 10_000_000n], [bonk, 0n]]));
     for (const result of results.slice(4)) expect(result).toEqual(new Map([[usdc, 0n], [bonk, 0n]]));
 
-    // 256 keys → 3 getMultipleAccounts calls of ≤ 100 keys, packed into one batch body.
-    expect(chain.stats()).toEqual({ httpRequests: 1, calls: { getMultipleAccounts: 3 } });
-    expect(chainReader.stats()).toMatchObject({ httpRequests: 1, rpcCalls: { getMultipleAccounts: 3 }, errors: 0, batchedKeys: 256 });
+    // One ATA per wallet and mint, under the mint's own program: 128 keys → 2 getMultipleAccounts
+    // calls of ≤ 100 keys, packed into one batch body.
+    expect(chain.stats()).toEqual({ httpRequests: 1, calls: { getMultipleAccounts: 2 } });
+    expect(chainReader.stats()).toMatchObject({ errors: 0 });
+  });
+
+  it('a cold burst looks up each mint’s token program once, then reads only that program’s ATAs', async () => {
+    const chainReader = reader();
+    const t22 = demoMint('t22');
+    const results = await Promise.all(
+      Array.from({ length: 64 }, (_, i) => chainReader.getTokenBalances(wallet(i === 0 ? 't22-holder' : `cold-${i}`), [usdc, t22])),
+    );
+    expect(results[0]).toEqual(new Map([[usdc, 0n], [t22, 42_500_000n]]));
+    // 1 call for the two mints (shared by all 64 callers), then 128 ATA keys in 2 calls.
+    expect(chain.stats()).toEqual({ httpRequests: 2, calls: { getMultipleAccounts: 3 } });
+    expect(chainReader.stats().batchedKeys).toBe(2 + 128);
+  });
+
+  it('an address that is not a mint of either token program is held by nobody, without reading ATAs', async () => {
+    const chainReader = reader();
+    expect(await chainReader.getTokenBalances(wallet('clean'), [wallet('whale')])).toEqual(new Map([[wallet('whale'), 0n]]));
+    expect(chain.stats().calls).toEqual({ getMultipleAccounts: 1 });
   });
 
   it('deduplicates keys asked for by concurrent callers', async () => {
     const chainReader = reader();
     const results = await Promise.all(Array.from({ length: 10 }, () => chainReader.getTokenBalances(wallet('clean'), [usdc, bonk, usdc])));
     for (const result of results) expect(result.get(usdc)).toBe(25_000_000n);
+    // Two mint lookups, then the two ATAs: each key sent once.
     expect(chainReader.stats().batchedKeys).toBe(4);
-    expect(chain.stats().calls).toEqual({ getMultipleAccounts: 1 });
+    expect(chain.stats().calls).toEqual({ getMultipleAccounts: 2 });
   });
 });
 
@@ -237,14 +264,15 @@ describe('a lying RPC', () => {
     const whaleHead = whaleAta.data.subarray(0, 72).toString('base64');
     const chainReader = reader({ SOLANA_RPC_URL: `${chain.url}/lying` }, tampering((reply) => {
       // Every account becomes the whale's USDC account, owned by the right program.
-      for (const account of accountsOf(reply)) if (account) account.data = [whaleHead, 'base64'];
+      for (const account of accountsOf(reply)) if (account && account.data[0] !== '') account.data = [whaleHead, 'base64'];
     }));
     expect(await chainReader.getTokenBalances(wallet('clean'), [usdc, bonk])).toEqual(new Map([[usdc, 0n], [bonk, 0n]]));
   });
 
   it('cannot pass off an account of another program as a token account', async () => {
     const chainReader = reader({ SOLANA_RPC_URL: `${chain.url}/lying` }, tampering((reply) => {
-      for (const account of accountsOf(reply)) if (account) account.owner = TOKEN_2022_PROGRAM_ID;
+      // Token accounts only: the mint lookups (zero-length slices) stay honest.
+      for (const account of accountsOf(reply)) if (account && account.data[0] !== '') account.owner = TOKEN_2022_PROGRAM_ID;
     }));
     // clean's USDC ATA is a Token account; claimed as Token-2022-owned it does not count.
     expect((await chainReader.getTokenBalances(wallet('clean'), [usdc])).get(usdc)).toBe(0n);
@@ -253,11 +281,12 @@ describe('a lying RPC', () => {
   it('answering the wrong number of accounts is a 503, and the next endpoint is asked instead', async () => {
     const dropOne = tampering((reply) => void accountsOf(reply).pop());
     const alone = reader({ SOLANA_RPC_URL: `${chain.url}/lying`, RPC_RETRIES: '0' }, dropOne);
-    await expectUnavailable(alone.getTokenBalances(wallet('clean'), [usdc]), /expected 2 accounts/);
+    await expectUnavailable(alone.getTokenBalances(wallet('clean'), [usdc]), /expected 1 accounts/);
 
     const withBackup = reader({ SOLANA_RPC_URL: `${chain.url}/lying,${chain.url}/honest`, RPC_RETRIES: '0' }, dropOne);
     expect((await withBackup.getTokenBalances(wallet('clean'), [usdc])).get(usdc)).toBe(25_000_000n);
-    expect(withBackup.stats()).toMatchObject({ httpRequests: 2, errors: 1 });
+    // The lying endpoint once, then the honest one for the mint and for the ATA.
+    expect(withBackup.stats()).toMatchObject({ httpRequests: 3, errors: 1 });
   });
 });
 
@@ -296,10 +325,11 @@ describe('failure handling', () => {
   for (const mode of ['http500', 'http429'] as const) {
     it(`retries once after a single ${mode} and succeeds`, async () => {
       const chainReader = reader();
+      await knowMints(chainReader, [usdc]);
       chain.faults.set({ mode, count: 1 });
       expect((await chainReader.getTokenBalances(wallet('clean'), [usdc])).get(usdc)).toBe(25_000_000n);
       expect(chain.stats().httpRequests).toBe(2);
-      expect(chainReader.stats()).toMatchObject({ httpRequests: 2, errors: 1 });
+      expect(chainReader.stats()).toMatchObject({ errors: 1 });
     });
   }
 
@@ -314,9 +344,9 @@ describe('failure handling', () => {
     const chainReader = reader({ SOLANA_RPC_URL: `${await closedPortUrl()},${chain.url}`, RPC_RETRIES: '0' });
     expect((await chainReader.getTokenBalances(wallet('clean'), [usdc])).get(usdc)).toBe(25_000_000n);
     expect((await chainReader.getTokenBalances(wallet('portfolio'), [usdc])).get(usdc)).toBe(500_000_000n);
-    // Three attempts: the dead endpoint once, then the live one twice.
-    expect(chainReader.stats()).toMatchObject({ httpRequests: 3, errors: 1 });
-    expect(chain.stats().httpRequests).toBe(2);
+    // The dead endpoint once, then the live one: the mint, clean's ATA, portfolio's ATA.
+    expect(chainReader.stats()).toMatchObject({ httpRequests: 4, errors: 1 });
+    expect(chain.stats().httpRequests).toBe(3);
   });
 
   it('gives up on a hanging node after RPC_TIMEOUT_MS', async () => {
