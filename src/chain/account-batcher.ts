@@ -43,8 +43,9 @@ export class AccountBatcher {
   ) {}
 
   /** Keys must be base58 addresses (TypeError otherwise, so one caller's bad key cannot fail a shared call). */
-  load(keys: readonly string[], slice?: DataSlice): Promise<(AccountInfo | null)[]> {
-    for (const key of keys) addressBytes(key);
+  /** `keysAreDerived`: the caller computed the keys from bytes (ATA derivation), so they are addresses. */
+  load(keys: readonly string[], slice?: DataSlice, keysAreDerived = false): Promise<(AccountInfo | null)[]> {
+    if (!keysAreDerived) for (const key of keys) addressBytes(key);
     if (slice !== undefined && !(isCount(slice.offset) && isCount(slice.length))) {
       throw new TypeError('dataSlice offset and length must be whole numbers');
     }

@@ -1,4 +1,5 @@
 import bs58 from 'bs58';
+import { decodeBase58 } from '../lib/base58.js';
 
 /** Base58 alphabet, 32–44 characters: the shape of an address in a reply (cheap, no decoding). */
 const ADDRESS_SHAPE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
@@ -16,13 +17,7 @@ export function looksLikeSignature(value: unknown): value is string {
 /** The 32 bytes of a base58 address; throws TypeError for anything else (a caller's bug). */
 export function addressBytes(address: string): Buffer {
   let bytes: Uint8Array | undefined;
-  if (ADDRESS_SHAPE.test(address)) {
-    try {
-      bytes = bs58.decode(address);
-    } catch {
-      bytes = undefined;
-    }
-  }
+  if (ADDRESS_SHAPE.test(address)) bytes = decodeBase58(address);
   if (bytes?.length !== 32) throw new TypeError(`not a base58 32-byte address: ${JSON.stringify(address).slice(0, 60)}`);
   return Buffer.from(bytes.buffer, bytes.byteOffset, 32);
 }

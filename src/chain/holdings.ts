@@ -37,7 +37,7 @@ export async function readAtaBalances(
   const keys = lookups.map(({ mint, program }) => associatedTokenAddress(wallet, mint, program));
   // Mint, owner and amount are the first 72 bytes. The slice hides Token-2022's account-type byte,
   // which is fine here: only the ATA program creates accounts at these addresses.
-  const accounts = await batcher.load(keys, { offset: 0, length: TOKEN_ACCOUNT_HEAD_SIZE });
+  const accounts = await batcher.load(keys, { offset: 0, length: TOKEN_ACCOUNT_HEAD_SIZE }, true);
   accounts.forEach((account, i) => {
     const { mint, mintBytes, program } = lookups[i]!;
     if (account === null || account.owner !== program || account.data.length !== TOKEN_ACCOUNT_HEAD_SIZE) return;

@@ -1,4 +1,4 @@
-import bs58 from 'bs58';
+import { decodeBase58 } from './base58.js';
 import { invalidHeader, missingHeader } from '../errors.js';
 import type { HeaderBag } from '../features/types.js';
 
@@ -28,11 +28,7 @@ export function jsonHeader(name: string, raw: string): unknown {
 
 export function isBase58Address(value: unknown): value is string {
   if (typeof value !== 'string' || value.length < 32 || value.length > 44) return false;
-  try {
-    return bs58.decode(value).length === 32;
-  } catch {
-    return false;
-  }
+  return decodeBase58(value)?.length === 32;
 }
 
 export function address(name: string, value: unknown): string {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
-import { decodeBase58 } from '../../src/signature/base58.js';
+import { decodeBase58 } from '../../src/lib/base58.js';
 
 /** bs58's answer, or undefined where it throws. */
 function reference(text: string): Uint8Array | undefined {
