@@ -8,7 +8,7 @@
 import uWS from 'uWebSockets.js';
 
 /** A fixed 51-character base64url string, the length of a real nonce. */
-const NONCE = 'AZZ0bVvYhYq3e8Ns1nY5yQ2m4Jq9kS8a7BvRt6xWc1Lp0Ue4Ga';
+const NONCE = 'AZZ0bVvYhYq3e8Ns1nY5yQ2m4Jq9kS8a7BvRt6xWc1Lp0Ue4GaQ';
 const BODY = JSON.stringify({ status: 'nonce_ready', nonce: NONCE, mechanism: 'SERVICE404', expiresIn: 300 });
 
 const app = uWS.App();

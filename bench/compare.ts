@@ -4,6 +4,7 @@
  * copy dist/ (with a node_modules symlink next to it), edit the copy, compare.
  *
  *   node dist/bench/compare.js --a=dist --b=/tmp/variant/dist --scenario=login --rounds=3 --sec=5 [--workers=1]
+ *   (scenarios: nonce, login, first (first sign-in of each wallet), reauth, mixed)
  *   node dist/bench/compare.js --builds=dist,/tmp/v1/dist,/tmp/v2/dist --scenario=nonce
  *   node dist/bench/compare.js --builds=dist,dist --env1=RPC_BATCH_WINDOW_MS=0 --scenario=login   (settings: --envN for build N, 0-based, KEY=VALUE;KEY=VALUE)
  *
@@ -12,7 +13,7 @@
 import path from 'node:path';
 import { setUpChain } from './chain-fixture.js';
 import { startGateProcess, startLocalnetProcess } from './processes.js';
-import { type BenchContext, loginBudget, loginScenario, mixedScenario, nonceScenario, prepareLogins, reauthScenario, type ScenarioResult, warmUp } from './scenarios.js';
+import { type BenchContext, loginBudget, loginScenario, mixedScenario, nonceScenario, prepareFirstLogins, prepareLogins, reauthScenario, type ScenarioResult, warmUp } from './scenarios.js';
 import { benchWallets } from './wallets.js';
 
 const options = Object.fromEntries(
@@ -20,8 +21,8 @@ const options = Object.fromEntries(
     .slice(2)
     .filter((arg) => arg.startsWith('--'))
     .map((arg) => {
-      const [name, value] = arg.slice(2).split('=');
-      return [name!, value ?? 'true'];
+      const separator = arg.indexOf('=');
+      return separator < 0 ? [arg.slice(2), 'true'] : [arg.slice(2, separator), arg.slice(separator + 1)];
     }),
 );
 const builds = (options.builds ? options.builds.split(',') : [options.a ?? 'dist', options.b ?? 'dist']).map((dir) => path.resolve(dir));
@@ -56,10 +57,12 @@ try {
               ? await reauthScenario(ctx, shape)
               : scenario === 'mixed'
                 ? await mixedScenario(ctx, shape)
-                : await loginScenario(ctx, shape, await prepareLogins(ctx, loginBudget(6000, durationSec, connections)));
+                : scenario === 'first'
+                  ? await loginScenario(ctx, shape, await prepareFirstLogins(ctx, loginBudget(5000, durationSec, connections)))
+                  : await loginScenario(ctx, shape, await prepareLogins(ctx, loginBudget(6000, durationSec, connections)));
         results[index]!.push(result);
         console.log(
-          `round ${round + 1} ${label(index)}: ${result.load.rps.toFixed(0)} req/s, p99 ${result.load.p99Ms.toFixed(2)} ms, gate ${result.gateCpuUsPerRequest.toFixed(1)} µs CPU/req, non-2xx ${result.load.non2xx}${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth`}, idle ${(result.machine.idle * 100).toFixed(0)}%`,
+          `round ${round + 1} ${label(index)}: ${result.load.rps.toFixed(0)} req/s, p99 ${result.load.p99Ms.toFixed(2)} ms, gate ${result.gateCpuUsPerRequest.toFixed(1)} µs CPU/req (main ${result.gateMainThreadCpuUsPerRequest.toFixed(1)}), non-2xx ${result.load.non2xx}${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth`}, idle ${(result.machine.idle * 100).toFixed(0)}%`,
         );
       } finally {
         await gate.stop();
@@ -72,6 +75,6 @@ try {
 for (const [index, distRoot] of builds.entries()) {
   const runs = results[index]!;
   console.log(
-    `${label(index)} ${distRoot}: median ${median(runs.map((r) => r.load.rps)).toFixed(0)} req/s, p99 ${median(runs.map((r) => r.load.p99Ms)).toFixed(2)} ms, gate ${median(runs.map((r) => r.gateCpuUsPerRequest)).toFixed(1)} µs CPU/req`,
+    `${label(index)} ${distRoot}: median ${median(runs.map((r) => r.load.rps)).toFixed(0)} req/s, p99 ${median(runs.map((r) => r.load.p99Ms)).toFixed(2)} ms, gate ${median(runs.map((r) => r.gateCpuUsPerRequest)).toFixed(1)} µs CPU/req (main thread ${median(runs.map((r) => r.gateMainThreadCpuUsPerRequest)).toFixed(1)})`,
   );
 }

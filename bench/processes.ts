@@ -21,19 +21,24 @@ export interface Child {
 export interface ProcessSample {
   /** utime + stime of every thread of the process, in milliseconds. */
   cpuMs: number;
+  /** utime + stime of the main thread alone (the event loop), in milliseconds. */
+  mainThreadCpuMs: number;
   /** Resident set size (VmRSS), in MiB. */
   rssMb: number;
 }
 
 export function sampleProcess(pid: number): ProcessSample {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may contain spaces) start at field 3 ("state").
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return { cpuMs: ((utime + stime) * 1000) / CLOCK_TICKS_PER_SECOND, rssMb: rssKb / 1024 };
+  return { cpuMs: cpuMsOf(`/proc/${pid}/stat`), mainThreadCpuMs: cpuMsOf(`/proc/${pid}/task/${pid}/stat`), rssMb: rssKb / 1024 };
+}
+
+/** utime + stime from a /proc …/stat file, in ms. */
+function cpuMsOf(statPath: string): number {
+  const stat = readFileSync(statPath, 'utf8');
+  // Fields after the command name (which may contain spaces) start at field 3 ("state").
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 export interface MachineSample {

@@ -2,7 +2,7 @@
  * Where the gate's time goes: runs the gate under `node --cpu-prof` (every thread writes a
  * .cpuprofile on exit), drives one scenario, and prints the top self-time functions per thread.
  *
- *   npm run build && node dist/bench/profile.js [login|nonce|reauth|mixed] [WORKER_THREADS]
+ *   npm run build && node dist/bench/profile.js [login|first|nonce|reauth|mixed] [WORKER_THREADS]
  *   node dist/bench/profile.js --summarize <file.cpuprofile>…
  *
  * Profiling slows the gate down; use it to find hot spots, not for the figures.
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setUpChain } from './chain-fixture.js';
 import { startGateProcess, startLocalnetProcess } from './processes.js';
-import { type BenchContext, loginScenario, mixedScenario, nonceScenario, prepareLogins, reauthScenario, warmUp } from './scenarios.js';
+import { type BenchContext, loginScenario, mixedScenario, nonceScenario, prepareFirstLogins, prepareLogins, reauthScenario, warmUp } from './scenarios.js';
 import { benchWallets } from './wallets.js';
 
 interface ProfileNode {
@@ -96,7 +96,9 @@ async function profileScenario(scenario: string, workerThreads: number | undefin
             ? await reauthScenario(ctx, shape)
             : scenario === 'mixed'
               ? await mixedScenario(ctx, shape)
-              : await loginScenario(ctx, shape, await prepareLogins(ctx, 40_000));
+              : scenario === 'first'
+                ? await loginScenario(ctx, shape, await prepareFirstLogins(ctx, 40_000))
+                : await loginScenario(ctx, shape, await prepareLogins(ctx, 40_000));
       console.log(`${result.name}: ${result.load.rps.toFixed(0)} req/s under the profiler, gate ${result.gateCpuUsPerRequest.toFixed(0)} µs CPU/req`);
       responses = result.load.responses;
     } finally {

@@ -1,7 +1,8 @@
 import type autocannon from 'autocannon';
 import { runLoad, type LoadResult } from './load.js';
 import { type Child, type LocalnetChild, type RpcCounters, sampleMachine, sampleProcess } from './processes.js';
-import { AUTH_PATH, type BenchWallet, signedLoginHeaders } from './wallets.js';
+import { signLogins } from './sign-pool.js';
+import { AUTH_PATH, type BenchWallet, loginHeaders, signedLoginHeaders, walletSeeds } from './wallets.js';
 
 /**
  * The four scenarios of the issue, each one autocannon run against the gate process with the
@@ -32,6 +33,8 @@ export interface ScenarioResult {
   authentications: number;
   gateCpuMs: number;
   gateCpuUsPerRequest: number;
+  /** The gate's main thread (event loop) alone; the rest is the verify workers, libuv and V8 helpers. */
+  gateMainThreadCpuUsPerRequest: number;
   gateRssBeforeMb: number;
   gateRssAfterMb: number;
   /** CPU time of the local chain process, per successful login. */
@@ -73,6 +76,7 @@ async function measure(name: string, workerThreads: string, ctx: BenchContext, r
     authentications,
     gateCpuMs,
     gateCpuUsPerRequest: load.responses > 0 ? (gateCpuMs * 1000) / load.responses : NaN,
+    gateMainThreadCpuUsPerRequest: load.responses > 0 ? ((after.mainThreadCpuMs - before.mainThreadCpuMs) * 1000) / load.responses : NaN,
     gateRssBeforeMb: before.rssMb,
     gateRssAfterMb: after.rssMb,
     localnetCpuUsPerAuth: authentications > 0 ? (localnetCpuMs * 1000) / authentications : undefined,
@@ -130,10 +134,20 @@ export async function collectNonces(gateUrl: string, count: number): Promise<str
   return nonces;
 }
 
-/** Signed login headers, wallets in rotation, each nonce used exactly once. */
-export async function prepareLogins(ctx: BenchContext, count: number, walletOffset = 0): Promise<Record<string, string>[]> {
+/** Signed login headers, wallets (seeds) in rotation, each nonce used exactly once; signed on every core. */
+export async function prepareLogins(ctx: BenchContext, count: number, seeds: Uint8Array[] = ctx.wallets.map((w) => w.seed)): Promise<Record<string, string>[]> {
   const nonces = await collectNonces((ctx.nonceSource ?? ctx.gate).url, count);
-  return nonces.map((nonce, i) => signedLoginHeaders(ctx.wallets[(walletOffset + i) % ctx.wallets.length]!, nonce, ctx.policy));
+  const signed = await signLogins(nonces.map((nonce, i) => ({ seed: seeds[i % seeds.length]!, nonce })));
+  return signed.map(({ address, nonce, signature }) => loginHeaders(address, nonce, signature, ctx.policy));
+}
+
+let freshFamilies = 0;
+/**
+ * Logins of wallets this gate has never seen, one each: a launch, where every wallet signs in
+ * for the first time (no cached ATA, no imported key). They hold nothing, so all pass.
+ */
+export async function prepareFirstLogins(ctx: BenchContext, count: number): Promise<Record<string, string>[]> {
+  return prepareLogins(ctx, count, walletSeeds(count, `fresh-${process.pid}-${freshFamilies++}`));
 }
 
 /**
@@ -162,8 +176,13 @@ export function loginBudget(expectedRate: number, durationSec: number, connectio
 }
 
 /** 2. Signed blacklist logins: nonces issued and challenges signed before the timed phase. */
-export async function loginScenario(ctx: BenchContext, shape: RunShape, prepared: Record<string, string>[]): Promise<ScenarioResult> {
-  return measure('signed authentication', shape.workerThreads, ctx, async () => {
+export async function loginScenario(
+  ctx: BenchContext,
+  shape: RunShape,
+  prepared: Record<string, string>[],
+  name = 'signed authentication',
+): Promise<ScenarioResult> {
+  return measure(name, shape.workerThreads, ctx, async () => {
     let authentications = 0;
     const load = await runLoad({
       url: ctx.gate.url + AUTH_PATH,
