@@ -41,7 +41,6 @@ export async function startGate(config: Config, logger: Logger): Promise<Running
   const metrics = new Metrics();
   metrics.setQueueDepthSource(() => signatures.queueDepth());
   const chain = createChainReader(config, {
-    deriveAtas: signatures.deriveAtas?.bind(signatures),
     observer: {
       rpcCall: (method) => metrics.countRpcCall(method),
       rpcError: (method, kind) => metrics.countRpcError(method, kind),

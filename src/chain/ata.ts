@@ -45,53 +45,17 @@ export function deriveAssociatedTokenAddress(owner: Uint8Array, mint: Uint8Array
 export const ATA_CACHE_CAPACITY = 100_000;
 const ataCache = new LruCache<string, string>(ATA_CACHE_CAPACITY);
 
-export interface AtaRequest {
-  owner: string;
-  mint: string;
-  tokenProgram: string;
-}
-
-// ':' is outside the base58 alphabet, so distinct triples cannot form the same key.
-const cacheKey = ({ owner, mint, tokenProgram }: AtaRequest): string => `${owner}:${tokenProgram}:${mint}`;
-
-/** Base58 ATA address for base58 inputs, uncached. Throws TypeError for an input that is not an address. */
-export function deriveAta({ owner, mint, tokenProgram }: AtaRequest): string {
-  const program = KNOWN_PROGRAMS.get(tokenProgram) ?? addressBytes(tokenProgram);
-  return encodeAddress(deriveAssociatedTokenAddress(addressBytes(owner), addressBytes(mint), program));
-}
-
 /** Base58 ATA address for base58 inputs, cached. Throws TypeError for an input that is not an address. */
 export function associatedTokenAddress(owner: string, mint: string, tokenProgram: string): string {
-  const request = { owner, mint, tokenProgram };
-  const key = cacheKey(request);
+  // ':' is outside the base58 alphabet, so distinct triples cannot form the same key.
+  const key = `${owner}:${tokenProgram}:${mint}`;
   let address = ataCache.get(key);
   if (address === undefined) {
-    address = deriveAta(request);
+    const program = KNOWN_PROGRAMS.get(tokenProgram) ?? addressBytes(tokenProgram);
+    address = encodeAddress(deriveAssociatedTokenAddress(addressBytes(owner), addressBytes(mint), program));
     ataCache.set(key, address);
   }
   return address;
-}
-
-/** Derives many ATAs off this thread (e.g. in the worker pool); resolves in request order. */
-export type AtaDeriver = (requests: AtaRequest[]) => Promise<string[]>;
-
-/**
- * The ATAs for `requests`, from the cache where possible; cache misses are derived by `deriver`
- * when given (the worker pool: a cold derivation costs ~50 µs of CPU, more than the rest of a
- * login on the event loop), else here.
- */
-export async function associatedTokenAddresses(requests: AtaRequest[], deriver?: AtaDeriver): Promise<string[]> {
-  const addresses = requests.map((request) => ataCache.get(cacheKey(request)));
-  const misses = requests.filter((_, i) => addresses[i] === undefined);
-  if (misses.length === 0) return addresses as string[];
-  const derived = deriver ? await deriver(misses) : misses.map(deriveAta);
-  let next = 0;
-  return addresses.map((address, i) => {
-    if (address !== undefined) return address;
-    const fresh = derived[next++]!;
-    ataCache.set(cacheKey(requests[i]!), fresh);
-    return fresh;
-  });
 }
 
 /** For benchmarks and tests that need cold derivations. */

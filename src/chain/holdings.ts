@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { addressBytes } from './address.js';
 import type { AccountBatcher } from './account-batcher.js';
 import type { MintPrograms } from './mint-programs.js';
-import { associatedTokenAddresses, type AtaDeriver } from './ata.js';
+import { associatedTokenAddress } from './ata.js';
 import { TOKEN_PROGRAM_IDS } from './programs.js';
 import { contextValue, malformed, parseKeyedAccounts } from './replies.js';
 import type { RpcClient } from './rpc.js';
@@ -24,7 +24,6 @@ export async function readAtaBalances(
   mintPrograms: MintPrograms,
   wallet: string,
   mints: readonly string[],
-  deriveAtas?: AtaDeriver,
 ): Promise<Map<string, bigint>> {
   const walletBytes = addressBytes(wallet);
   const balances = new Map<string, bigint>();
@@ -35,10 +34,7 @@ export async function readAtaBalances(
     if (program !== null) lookups.push({ mint, mintBytes: addressBytes(mint), program });
   }
   if (lookups.length === 0) return balances;
-  const keys = await associatedTokenAddresses(
-    lookups.map(({ mint, program }) => ({ owner: wallet, mint, tokenProgram: program })),
-    deriveAtas,
-  );
+  const keys = lookups.map(({ mint, program }) => associatedTokenAddress(wallet, mint, program));
   // Mint, owner and amount are the first 72 bytes. The slice hides Token-2022's account-type byte,
   // which is fine here: only the ATA program creates accounts at these addresses.
   const accounts = await batcher.load(keys, { offset: 0, length: TOKEN_ACCOUNT_HEAD_SIZE }, true);

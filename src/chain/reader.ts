@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
 import { AccountBatcher } from './account-batcher.js';
-import type { AtaDeriver } from './ata.js';
 import { readSignatures, readTransactions, type HistoryCommitment } from './history.js';
 import { readAllBalances, readAtaBalances } from './holdings.js';
 import { MintPrograms } from './mint-programs.js';
@@ -14,10 +13,7 @@ import type { ChainObserver, ChainReader } from './types.js';
  * that is not an address, a limit out of range) reject with TypeError: callers validate input
  * first, so that is a bug, not a 503.
  */
-export function createChainReader(
-  config: Config,
-  options: { fetch?: FetchLike; observer?: ChainObserver; deriveAtas?: AtaDeriver } = {},
-): ChainReader {
+export function createChainReader(config: Config, options: { fetch?: FetchLike; observer?: ChainObserver } = {}): ChainReader {
   const rpc = new RpcClient(config, options.fetch, options.observer);
   const batcher = new AccountBatcher(rpc, config, options.observer);
   const mintPrograms = new MintPrograms(batcher);
@@ -26,7 +22,7 @@ export function createChainReader(
   return {
     async getTokenBalances(wallet, mints) {
       return config.holdingsScope === 'ata'
-        ? readAtaBalances(batcher, mintPrograms, wallet, mints, options.deriveAtas)
+        ? readAtaBalances(batcher, mintPrograms, wallet, mints)
         : readAllBalances(rpc, config.rpcCommitment, wallet, mints);
     },
     async getMultipleAccounts(keys, slice) {

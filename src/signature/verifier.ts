@@ -1,6 +1,5 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { AtaRequest } from '../chain/ata.js';
 import { verifyEd25519, type VerifyBatch } from './ed25519.js';
 
 /**
@@ -10,11 +9,6 @@ import { verifyEd25519, type VerifyBatch } from './ed25519.js';
  */
 export interface SignatureVerifier {
   verify(publicKey: Uint8Array, message: string, signature: Uint8Array): Promise<boolean>;
-  /**
-   * ATA derivation for cache misses, on the same workers (the other CPU-heavy step of a first
-   * login); undefined when verifying inline, where the chain reader derives on the main thread.
-   */
-  deriveAtas?(requests: AtaRequest[]): Promise<string[]>;
   /** Tasks waiting for a worker (metrics). */
   queueDepth(): number;
   close(): Promise<void>;
@@ -44,10 +38,10 @@ interface Pending {
 }
 
 export function workerFilename(): string {
-  // From dist/src/signature/ the compiled worker is dist/workers/tasks.js. Under vitest the
+  // From dist/src/signature/ the compiled worker is dist/workers/verify.js. Under vitest the
   // source runs as .ts, so point at the build (npm test builds first).
   const here = import.meta.url;
-  const relative = here.endsWith('.ts') ? '../../dist/workers/tasks.js' : '../../workers/tasks.js';
+  const relative = here.endsWith('.ts') ? '../../dist/workers/verify.js' : '../../workers/verify.js';
   return fileURLToPath(new URL(relative, here));
 }
 
@@ -88,35 +82,7 @@ class PooledVerifier implements SignatureVerifier {
   }
 
   queueDepth(): number {
-    return this.pool.queueSize + this.pending.length + this.pendingAtas.length;
-  }
-
-  private pendingAtas: { requests: AtaRequest[]; resolve(addresses: string[]): void; reject(error: unknown): void }[] = [];
-
-  /** Derivations asked for in one event-loop turn go to the workers together, one task per worker. */
-  deriveAtas(requests: AtaRequest[]): Promise<string[]> {
-    return new Promise<string[]>((resolve, reject) => {
-      if (this.pendingAtas.push({ requests, resolve, reject }) === 1) setImmediate(() => this.dispatchAtas());
-    });
-  }
-
-  private dispatchAtas(): void {
-    const waiting = this.pendingAtas;
-    this.pendingAtas = [];
-    const perTask = Math.ceil(waiting.length / this.threads);
-    for (let start = 0; start < waiting.length; start += perTask) {
-      const group = waiting.slice(start, start + perTask);
-      this.pool.run(group.flatMap((entry) => entry.requests), { name: 'deriveAtas' }).then(
-        (addresses: string[]) => {
-          let offset = 0;
-          for (const entry of group) {
-            entry.resolve(addresses.slice(offset, offset + entry.requests.length));
-            offset += entry.requests.length;
-          }
-        },
-        (error: unknown) => group.forEach((entry) => entry.reject(error)),
-      );
-    }
+    return this.pool.queueSize + this.pending.length;
   }
 
   async close(): Promise<void> {

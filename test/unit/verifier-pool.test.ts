@@ -41,19 +41,3 @@ describe('signature verifier', () => {
     await expect(Promise.all([verifier.verify(key, 'a', signature), verifier.verify(key, 'b', signature)])).resolves.toEqual([true, true]);
   });
 });
-
-describe('ATA derivation in the pool', () => {
-  it('derives the same addresses as the main thread, for concurrent callers, in order', async () => {
-    const { deriveAta } = await import('../../src/chain/ata.js');
-    const { TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID } = await import('../../src/chain/programs.js');
-    const bs58 = (await import('bs58')).default;
-    verifier = createSignatureVerifier({ threads: 2, maxBatch: 8 });
-    const requests = Array.from({ length: 40 }, (_, i) => ({
-      owner: bs58.encode(randomBytes(32)),
-      mint: bs58.encode(randomBytes(32)),
-      tokenProgram: i % 2 ? TOKEN_PROGRAM_ID : TOKEN_2022_PROGRAM_ID,
-    }));
-    const perCaller = await Promise.all([0, 10, 20, 30].map((start) => verifier!.deriveAtas!(requests.slice(start, start + 10))));
-    expect(perCaller.flat()).toEqual(requests.map(deriveAta));
-  });
-});
