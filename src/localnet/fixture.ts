@@ -44,13 +44,14 @@
  *
  * LENDING: MarginFi banks `marginfi-usdc-bank` (mainnet USDC mint, 6 decimals, liability share value 1.05) and
  * `marginfi-sol-bank` (9 decimals); addresses via demoAddress(name). When the real mainnet dumps
- * in /work/shared/fixtures/lending exist (or LOCALNET_LENDING_DUMPS points elsewhere), they are
+ * in ../shared/fixtures/lending exist (beside the repository, as in CI; X404_SHARED_DIR or
+ * LOCALNET_LENDING_DUMPS point elsewhere), they are
  * loaded too, at their real addresses (e.g. the Kamino obligation of
  * HRpCJaTjXMgxsDAHSLHTQigUmezEitySEf6SWWmLsiNY, no debt).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { immutableOwnerExtension, transferFeeAmountExtension, transferFeeConfigExtension } from './layouts.js';
 import type { TokenProgramName } from './programs.js';
@@ -136,7 +137,7 @@ function units(tokens: number | string, decimals: number): bigint {
 
 export interface DemoStateOptions {
   now?: number;
-  /** Directory of real lending account dumps to load; null to skip. Default: LOCALNET_LENDING_DUMPS or /work/shared/fixtures/lending. */
+  /** Directory of real lending account dumps to load; null to skip. Default: LOCALNET_LENDING_DUMPS or ../shared/fixtures/lending. */
   lendingDumpsDir?: string | null;
 }
 
@@ -206,7 +207,7 @@ export function buildDemoState(options: DemoStateOptions = {}): ChainState {
   buildAge(state);
   buildLending(state);
 
-  const dumps = options.lendingDumpsDir === undefined ? (process.env.LOCALNET_LENDING_DUMPS ?? '/work/shared/fixtures/lending') : options.lendingDumpsDir;
+  const dumps = options.lendingDumpsDir === undefined ? (process.env.LOCALNET_LENDING_DUMPS ?? defaultDumpsDir()) : options.lendingDumpsDir;
   if (dumps) loadAccountDumps(state, dumps);
   return state;
 }
@@ -415,4 +416,9 @@ function loadAccountDumps(state: ChainState, dir: string): void {
       executable: account.executable ?? false,
     });
   }
+}
+
+/** The steering repository's shared/ folder sits beside this one (CI clones it there). */
+function defaultDumpsDir(): string {
+  return resolve(process.env.X404_SHARED_DIR ?? '../shared', 'fixtures/lending');
 }
