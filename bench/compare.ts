@@ -13,7 +13,7 @@
 import path from 'node:path';
 import { setUpChain } from './chain-fixture.js';
 import { startGateProcess, startLocalnetProcess } from './processes.js';
-import { type BenchContext, loginBudget, loginScenario, mixedScenario, nonceScenario, prepareFirstLogins, prepareLogins, reauthScenario, type ScenarioResult, warmUp } from './scenarios.js';
+import { type BenchContext, loginBudget, runScenario, scenarioName, type ScenarioResult, warmUp } from './scenarios.js';
 import { benchWallets } from './wallets.js';
 
 const options = Object.fromEntries(
@@ -50,16 +50,8 @@ try {
         if (scenario !== 'nonce') await warmUp(ctx);
         ctx.tokens = ctx.tokens.slice(0, 256);
         const shape = { connections, durationSec, workerThreads: String(workerThreads ?? 'default') };
-        const result =
-          scenario === 'nonce'
-            ? await nonceScenario(ctx, shape)
-            : scenario === 'reauth'
-              ? await reauthScenario(ctx, shape)
-              : scenario === 'mixed'
-                ? await mixedScenario(ctx, shape)
-                : scenario === 'first'
-                  ? await loginScenario(ctx, shape, await prepareFirstLogins(ctx, loginBudget(5000, durationSec, connections)))
-                  : await loginScenario(ctx, shape, await prepareLogins(ctx, loginBudget(6000, durationSec, connections)));
+        const logins = loginBudget(scenario === 'first' ? 5000 : 6000, durationSec, connections);
+        const result = await runScenario(ctx, scenarioName(scenario), shape, logins);
         results[index]!.push(result);
         console.log(
           `round ${round + 1} ${label(index)}: ${result.load.rps.toFixed(0)} req/s, p99 ${result.load.p99Ms.toFixed(2)} ms, gate ${result.gateCpuUsPerRequest.toFixed(1)} µs CPU/req (main ${result.gateMainThreadCpuUsPerRequest.toFixed(1)}), non-2xx ${result.load.non2xx}${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth`}, idle ${(result.machine.idle * 100).toFixed(0)}%`,

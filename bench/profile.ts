@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setUpChain } from './chain-fixture.js';
 import { startGateProcess, startLocalnetProcess } from './processes.js';
-import { type BenchContext, loginScenario, mixedScenario, nonceScenario, prepareFirstLogins, prepareLogins, reauthScenario, warmUp } from './scenarios.js';
+import { type BenchContext, runScenario, scenarioName, warmUp } from './scenarios.js';
 import { benchWallets } from './wallets.js';
 
 interface ProfileNode {
@@ -89,16 +89,7 @@ async function profileScenario(scenario: string, workerThreads: number | undefin
       const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [], nonceSource };
       if (scenario !== 'nonce') await warmUp(ctx);
       const shape = { connections: 64, durationSec: 8, workerThreads: String(workerThreads ?? 'default') };
-      const result =
-        scenario === 'nonce'
-          ? await nonceScenario(ctx, shape)
-          : scenario === 'reauth'
-            ? await reauthScenario(ctx, shape)
-            : scenario === 'mixed'
-              ? await mixedScenario(ctx, shape)
-              : scenario === 'first'
-                ? await loginScenario(ctx, shape, await prepareFirstLogins(ctx, 40_000))
-                : await loginScenario(ctx, shape, await prepareLogins(ctx, 40_000));
+      const result = await runScenario(ctx, scenarioName(scenario), shape, 40_000);
       console.log(`${result.name}: ${result.load.rps.toFixed(0)} req/s under the profiler, gate ${result.gateCpuUsPerRequest.toFixed(0)} µs CPU/req`);
       responses = result.load.responses;
     } finally {

@@ -284,3 +284,26 @@ export function mixedScenario(ctx: BenchContext, shape: RunShape): Promise<Scena
     return { load, authentications };
   });
 }
+
+export type ScenarioName = 'nonce' | 'reauth' | 'mixed' | 'first' | 'login';
+
+/** One named scenario (compare.ts and profile.ts pick them by name); `logins` signed beforehand. */
+export async function runScenario(ctx: BenchContext, name: ScenarioName, shape: RunShape, logins: number): Promise<ScenarioResult> {
+  switch (name) {
+    case 'nonce':
+      return nonceScenario(ctx, shape);
+    case 'reauth':
+      return reauthScenario(ctx, shape);
+    case 'mixed':
+      return mixedScenario(ctx, shape);
+    case 'first':
+      return loginScenario(ctx, shape, await prepareFirstLogins(ctx, logins));
+    case 'login':
+      return loginScenario(ctx, shape, await prepareLogins(ctx, logins));
+  }
+}
+
+/** Any other name (e.g. "login", "auth") means the signed-login scenario. */
+export function scenarioName(text: string): ScenarioName {
+  return text === 'nonce' || text === 'reauth' || text === 'mixed' || text === 'first' ? text : 'login';
+}
