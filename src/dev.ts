@@ -43,7 +43,7 @@ async function dev(): Promise<void> {
     'Try it yourself:',
     `  curl -i ${base}/health`,
     `  curl -i ${base}/x404_auth/blacklist            # a nonce in X-404-Nonce`,
-    `  npx x404 login --url ${base} --feature blacklist --keypair ${keypairFile} --policy '${JSON.stringify(policy)}'`,
+    `  node dist/src/cli/x404.js login --url ${base} --feature blacklist --keypair ${keypairFile} --policy '${JSON.stringify(policy)}'`,
     '',
     'Demo wallets (keypairs: demoWallet(name) in src/localnet/fixture.ts): clean, banned-holder, whale, tier-gold, lock-steady, active, old, debtor-save, …',
     'Ctrl-C stops both.',
