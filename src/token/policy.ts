@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { HeaderBag } from '../features/types.js';
+import { canonicalPolicyJson } from '../lib/canonical-policy.js';
 
 /**
  * The policy a token was issued under: the feature's policy headers that the request carried,
@@ -29,20 +30,7 @@ function sortedNames(names: readonly string[]): readonly string[] {
   return sorted;
 }
 
-export function canonicalPolicyJson(policy: Record<string, string>): string {
-  const names = Object.keys(policy);
-  // policyOf builds its object in ascending key order already; a sorted copy would have the same
-  // keys inserted in the same order, so it would serialize to the same text.
-  if (isAscending(names)) return JSON.stringify(policy);
-  const sorted: Record<string, string> = {};
-  for (const name of names.sort()) sorted[name] = policy[name] as string;
-  return JSON.stringify(sorted);
-}
-
-function isAscending(names: string[]): boolean {
-  for (let i = 1; i < names.length; i++) if ((names[i - 1] as string) >= (names[i] as string)) return false;
-  return true;
-}
+export { canonicalPolicyJson };
 
 /**
  * Digests of recent canonical policies. A launch sends one policy with every request, and SHA-256

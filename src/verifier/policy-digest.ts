@@ -1,16 +1,13 @@
+import { canonicalPolicyJson } from '../lib/canonical-policy.js';
 import { policyToHeaders, type Feature, type PolicyFor } from '../sdk/policy.js';
 
 /**
  * The token's `pol` claim for a policy, computed as the gate does (src/token/policy.ts):
  * base64url(SHA-256(canonical JSON)), canonical JSON being the object of lower-case policy header
  * name → header value exactly as sent, keys ascending, no whitespace. WebCrypto, so it runs on edge
- * runtimes; the values are strings, so sorting the one level of keys is the whole canonical form.
+ * runtimes. The canonical form itself is shared with the gate (src/lib/canonical-policy.ts).
  */
-export function canonicalPolicyJson(policyHeaders: Readonly<Record<string, string>>): string {
-  const sorted: Record<string, string> = {};
-  for (const name of Object.keys(policyHeaders).sort()) sorted[name] = policyHeaders[name] as string;
-  return JSON.stringify(sorted);
-}
+export { canonicalPolicyJson };
 
 function base64Url(bytes: Uint8Array): string {
   let binary = '';
