@@ -1,5 +1,5 @@
 import bs58 from 'bs58';
-import type { AccountInfo, ChainReader, KeyedAccount } from '../chain/types.js';
+import type { AccountInfo, ChainReader, KeyedAccount, ProgramAccountsFilter } from '../chain/types.js';
 import { divideRoundingUp } from '../features/lib/fixed.js';
 import { LendingDecodeError } from './bytes.js';
 import {
@@ -67,30 +67,49 @@ function undecodable(account: KeyedAccount, error: unknown): string {
 }
 
 /**
+ * The wallet's accounts on one protocol, decoded: each found account counts; one that cannot be
+ * decoded is debt of unknown size (fail closed); one whose decoded owner is not the wallet (a
+ * lying or confused RPC, or a null decode) is skipped.
+ */
+async function ownedAccounts<T>(
+  chain: ChainReader,
+  debt: ProtocolDebt,
+  query: { program: string; filters: ProgramAccountsFilter[]; wallet: string },
+  decode: (data: Buffer) => T | null,
+  ownerOf: (decoded: T) => string,
+): Promise<{ pubkey: string; decoded: T }[]> {
+  const accounts = await chain.getProgramAccounts(query.program, { filters: query.filters });
+  const owned: { pubkey: string; decoded: T }[] = [];
+  for (const account of accounts) {
+    let decoded: T | null;
+    try {
+      decoded = decode(account.account.data);
+    } catch (error) {
+      debt.accounts += 1;
+      debt.unpriced.push(undecodable(account, error));
+      continue;
+    }
+    if (decoded === null || ownerOf(decoded) !== query.wallet) continue;
+    debt.accounts += 1;
+    owned.push({ pubkey: account.pubkey, decoded });
+  }
+  return owned;
+}
+
+/**
  * Save: `unweighted_borrowed_value`, the plain USD value of the borrows as of the obligation's
  * last refresh. That cached figure can be stale or zero while borrows exist (it is only
  * recomputed by refresh_obligation); `borrows_len` is always current, so a non-zero borrow count
  * with a zero value is debt of unknown size.
  */
 async function readSaveDebt(chain: ChainReader, wallet: string): Promise<ProtocolDebt> {
-  const accounts = await chain.getProgramAccounts(SAVE_PROGRAM_ID, {
-    filters: [{ dataSize: SAVE_OBLIGATION_SIZE }, ownedBy(SAVE_OWNER_OFFSET, wallet)],
-  });
   const debt: ProtocolDebt = { protocol: 'save', accounts: 0, debtUsdWad: 0n, unpriced: [] };
-  for (const account of accounts) {
-    let obligation;
-    try {
-      obligation = decodeSaveObligation(account.account.data);
-    } catch (error) {
-      debt.accounts += 1;
-      debt.unpriced.push(undecodable(account, error));
-      continue;
-    }
-    if (obligation === null || obligation.owner !== wallet) continue;
-    debt.accounts += 1;
+  const filters = [{ dataSize: SAVE_OBLIGATION_SIZE }, ownedBy(SAVE_OWNER_OFFSET, wallet)];
+  const owned = await ownedAccounts(chain, debt, { program: SAVE_PROGRAM_ID, filters, wallet }, decodeSaveObligation, (o) => o.owner);
+  for (const { pubkey, decoded: obligation } of owned) {
     debt.debtUsdWad += obligation.unweightedBorrowedValueWad;
     if (obligation.borrowsLen > 0 && obligation.unweightedBorrowedValueWad === 0n) {
-      debt.unpriced.push(`obligation ${account.pubkey} has ${obligation.borrowsLen} borrow(s) but no refreshed USD value`);
+      debt.unpriced.push(`obligation ${pubkey} has ${obligation.borrowsLen} borrow(s) but no refreshed USD value`);
     }
   }
   return debt;
@@ -102,26 +121,15 @@ async function readSaveDebt(chain: ChainReader, wallet: string): Promise<Protoco
  * value is debt of unknown size.
  */
 async function readKaminoDebt(chain: ChainReader, wallet: string): Promise<ProtocolDebt> {
-  const accounts = await chain.getProgramAccounts(KAMINO_LEND_PROGRAM_ID, {
-    filters: [{ dataSize: KAMINO_OBLIGATION_SIZE }, discriminatorAt0(KAMINO_OBLIGATION_DISCRIMINATOR), ownedBy(KAMINO_OWNER_OFFSET, wallet)],
-  });
   const debt: ProtocolDebt = { protocol: 'kamino', accounts: 0, debtUsdWad: 0n, unpriced: [] };
-  for (const account of accounts) {
-    let obligation;
-    try {
-      obligation = decodeKaminoObligation(account.account.data);
-    } catch (error) {
-      debt.accounts += 1;
-      debt.unpriced.push(undecodable(account, error));
-      continue;
-    }
-    if (obligation.owner !== wallet) continue;
-    debt.accounts += 1;
+  const filters = [{ dataSize: KAMINO_OBLIGATION_SIZE }, discriminatorAt0(KAMINO_OBLIGATION_DISCRIMINATOR), ownedBy(KAMINO_OWNER_OFFSET, wallet)];
+  const owned = await ownedAccounts(chain, debt, { program: KAMINO_LEND_PROGRAM_ID, filters, wallet }, decodeKaminoObligation, (o) => o.owner);
+  for (const { pubkey, decoded: obligation } of owned) {
     const value = usdFromScaledFraction(obligation.borrowedAssetsMarketValueSf);
     debt.debtUsdWad += value;
     const borrowing = obligation.hasDebt || obligation.borrows.some((borrow) => borrow.borrowedAmountSf > 0n);
     if (borrowing && value === 0n) {
-      debt.unpriced.push(`obligation ${account.pubkey} has borrows but no refreshed USD value`);
+      debt.unpriced.push(`obligation ${pubkey} has borrows but no refreshed USD value`);
     }
   }
   return debt;
@@ -134,23 +142,12 @@ async function readKaminoDebt(chain: ChainReader, wallet: string): Promise<Proto
  * read, so it is debt of unknown size.
  */
 async function readMarginfiDebt(chain: ChainReader, wallet: string): Promise<ProtocolDebt> {
-  const accounts = await chain.getProgramAccounts(MARGINFI_PROGRAM_ID, {
-    filters: [{ dataSize: MARGINFI_ACCOUNT_SIZE }, discriminatorAt0(MARGINFI_ACCOUNT_DISCRIMINATOR), ownedBy(MARGINFI_AUTHORITY_OFFSET, wallet)],
-  });
   const debt: ProtocolDebt = { protocol: 'marginfi', accounts: 0, debtUsdWad: 0n, unpriced: [] };
+  const filters = [{ dataSize: MARGINFI_ACCOUNT_SIZE }, discriminatorAt0(MARGINFI_ACCOUNT_DISCRIMINATOR), ownedBy(MARGINFI_AUTHORITY_OFFSET, wallet)];
+  const owned = await ownedAccounts(chain, debt, { program: MARGINFI_PROGRAM_ID, filters, wallet }, decodeMarginfiAccount, (a) => a.authority);
   const liabilities: { account: string; balance: MarginfiBalance }[] = [];
-  for (const account of accounts) {
-    let decoded;
-    try {
-      decoded = decodeMarginfiAccount(account.account.data);
-    } catch (error) {
-      debt.accounts += 1;
-      debt.unpriced.push(undecodable(account, error));
-      continue;
-    }
-    if (decoded.authority !== wallet) continue;
-    debt.accounts += 1;
-    for (const balance of decoded.balances) if (hasLiability(balance)) liabilities.push({ account: account.pubkey, balance });
+  for (const { pubkey, decoded } of owned) {
+    for (const balance of decoded.balances) if (hasLiability(balance)) liabilities.push({ account: pubkey, balance });
   }
   if (liabilities.length === 0) return debt;
 
