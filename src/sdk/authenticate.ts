@@ -13,8 +13,13 @@ export interface AuthenticateOptions<F extends Feature> {
   /** Where the gate is served, e.g. `https://gate.example.com` (no trailing `/x404_auth`). */
   baseUrl: string;
   feature: F;
-  /** The feature's headers as an object; see PolicyByFeature. */
-  policy: PolicyFor<F>;
+  /**
+   * The feature's headers as an object; see PolicyByFeature. Leave it out when the gate's operator
+   * fixed the policy (`policyName`, or a pinned gate's default policy).
+   */
+  policy?: PolicyFor<F>;
+  /** One of the gate's operator policies (GET /x404_policies), sent as X-404-Policy. */
+  policyName?: string;
   signer: Signer;
   /** Where tokens are kept; default localStorage in browsers, memory elsewhere. `false`: never reuse or keep a token. */
   storage?: TokenStorage | false;
@@ -52,7 +57,9 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
   const endpoint = `${baseUrl}${featurePath(feature)}`;
   const fetchImpl: Fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const storage = options.storage === false ? undefined : (options.storage ?? sharedDefaultStorage());
-  const headers = policyToHeaders(feature, options.policy);
+  // Under an operator policy nothing is filled in for the page: what it sends must be the policy's.
+  const headers = options.policy === undefined && options.policyName !== undefined ? { policy: {}, location: {} } : policyToHeaders(feature, options.policy, { defaults: options.policyName === undefined });
+  const selection: Record<string, string> = options.policyName === undefined ? {} : { 'x-404-policy': options.policyName };
 
   let signer: ResolvedSigner;
   try {
@@ -63,7 +70,7 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
   const key = storageKey(baseUrl, feature, signer.address);
 
   if (storage) {
-    const reused = await reauthenticate(fetchImpl, endpoint, feature, signer.address, headers.policy, storage, key, onProgress, signal);
+    const reused = await reauthenticate(fetchImpl, endpoint, feature, signer.address, { ...headers.policy, ...selection }, storage, key, onProgress, signal);
     if (reused) return reused;
   }
 
@@ -87,6 +94,7 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
       {
         ...headers.policy,
         ...headers.location,
+        ...selection,
         'x-404-nonce': nonce,
         'x-404-signature': bs58.encode(signature),
         'x-404-addr': signer.address,
