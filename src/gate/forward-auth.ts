@@ -22,8 +22,8 @@ import type { GateResponse } from './pipeline.js';
  */
 export interface ForwardAuthRequest {
   headers: HeaderBag;
-  queryFeature: string | undefined;
-  queryPolicy: string | undefined;
+  /** The raw query string (`feature=…&policy=…`), as the proxy configuration wrote it. */
+  query: string;
 }
 
 export interface ForwardAuthDependencies {
@@ -37,11 +37,12 @@ const refuse = (code: string, message: string): GateError => new GateError(401, 
 
 export function handleForwardAuth(request: ForwardAuthRequest, deps: ForwardAuthDependencies): GateResponse {
   const { headers } = request;
-  const requiredFeature = requirement(request.queryFeature, headers.get('x-404-feature'), 'X-404-Feature', 'FEATURE_MISMATCH');
+  const query = request.query === '' ? undefined : new URLSearchParams(request.query);
+  const requiredFeature = requirement(query?.getAll('feature'), headers.get('x-404-feature'), 'X-404-Feature', 'FEATURE_MISMATCH');
   if (requiredFeature !== undefined && !isFeatureName(requiredFeature)) {
     throw invalidHeader('X-404-Feature', `${JSON.stringify(requiredFeature.slice(0, 32))} is not a feature; features are blacklist, timelock, multitoken, activity, tier, nodebt, age`);
   }
-  const requiredPolicy = requirement(request.queryPolicy, headers.get(POLICY_HEADER), 'X-404-Policy', 'POLICY_MISMATCH');
+  const requiredPolicy = requirement(query?.getAll('policy'), headers.get(POLICY_HEADER), 'X-404-Policy', 'POLICY_MISMATCH');
 
   const token = presentedToken(headers, deps.config.cookieName);
   if (token === undefined) {
@@ -63,13 +64,21 @@ export function handleForwardAuth(request: ForwardAuthRequest, deps: ForwardAuth
   return { status: 200, body: claims, headers: answerHeaders };
 }
 
-/** One requirement from the query and/or a header; both given and different → 401. */
-function requirement(fromQuery: string | undefined, fromHeader: string | undefined, header: string, code: string): string | undefined {
-  const query = fromQuery === '' ? undefined : fromQuery;
-  if (query !== undefined && fromHeader !== undefined && query !== fromHeader) {
-    throw refuse(code, `The route requires ${JSON.stringify(query.slice(0, 64))} but the request's ${header} asks for ${JSON.stringify(fromHeader.slice(0, 64))}`);
+/**
+ * One requirement from the query and/or a header. Every value given must be the same: a proxy may
+ * append the client's query to its own (`?policy=launch&policy=free`), and which one a parser
+ * would pick is not something to rely on. Any disagreement → 401.
+ */
+function requirement(fromQuery: string[] | undefined, fromHeader: string | undefined, header: string, code: string): string | undefined {
+  const values = fromQuery?.filter((value) => value !== '') ?? [];
+  if (fromHeader !== undefined) values.push(fromHeader);
+  const first = values[0];
+  for (const value of values) {
+    if (value !== first) {
+      throw refuse(code, `The route's requirements disagree: ${JSON.stringify((first as string).slice(0, 64))} and ${JSON.stringify(value.slice(0, 64))} (query or ${header})`);
+    }
   }
-  return query ?? fromHeader;
+  return first;
 }
 
 function presentedToken(headers: HeaderBag, cookieName: string): string | undefined {

@@ -124,7 +124,7 @@ export async function startServer(
     if (path === FORWARD_AUTH_PATH) {
       state.route = FORWARD_AUTH_PATH;
       // Not rate limited: the proxy calls once per request it guards, from its own address.
-      const request = { headers: state.headers, queryFeature: req.getQuery('feature'), queryPolicy: req.getQuery('policy') };
+      const request = { headers: state.headers, query: req.getQuery() };
       return serve(res, state, () => handleForwardAuth(request, deps));
     }
     if (method === 'OPTIONS') {
