@@ -41,6 +41,7 @@ type Answer = GateResponse & { raw?: RawBody };
 const JSON_TYPE = 'application/json; charset=utf-8';
 const AUTH_PREFIX = '/x404_auth/';
 const FORWARD_AUTH_PATH = '/x404_verify';
+const FORWARD_AUTH_SUFFIXED = `${FORWARD_AUTH_PATH}/`;
 const POLICIES_PATH = '/x404_policies';
 const JWKS_PATH = '/.well-known/jwks.json';
 /**
@@ -121,10 +122,12 @@ export async function startServer(
     }
     // Before the preflight answer: a proxy asks with the method of the request it guards, OPTIONS
     // included, and a 204 here would let that request through without a token.
-    if (path === FORWARD_AUTH_PATH) {
+    // `/x404_verify/<the guarded path>` too, as Envoy's ext_authz (path_prefix) asks: the query is then
+    // the guarded request's, not the proxy configuration's, so it is not read.
+    if (path === FORWARD_AUTH_PATH || path.startsWith(FORWARD_AUTH_SUFFIXED)) {
       state.route = FORWARD_AUTH_PATH;
       // Not rate limited: the proxy calls once per request it guards, from its own address.
-      const request = { headers: state.headers, query: req.getQuery() };
+      const request = { headers: state.headers, query: path === FORWARD_AUTH_PATH ? req.getQuery() : '' };
       return serve(res, state, () => handleForwardAuth(request, deps));
     }
     if (method === 'OPTIONS') {

@@ -175,6 +175,15 @@ describe('GET /x404_verify', () => {
     expect((await verify(auth, '?feature=blacklst')).status).toBe(400);
   });
 
+  it('also answers under /x404_verify/<guarded path> (Envoy ext_authz), taking requirements from headers only', async () => {
+    const auth = { Authorization: `Bearer ${launchToken}` };
+    const under = (path: string, headers: Record<string, string>) => get(`${stack.gateUrl}/x404_verify${path}`, headers);
+    expect((await under('/api/mint?policy=free', { ...auth, 'X-404-Feature': 'blacklist', 'X-404-Policy': 'launch' })).status).toBe(200);
+    const other = await under('/api/mint', { ...auth, 'X-404-Policy': 'free' });
+    expect([other.status, other.body.error]).toEqual([401, 'POLICY_MISMATCH']);
+    expect((await under('/api/mint', {})).body.error).toBe('MISSING_TOKEN');
+  });
+
   it('is asked with any method (the guarded request\'s), OPTIONS included, and is not rate limited', async () => {
     const pool = new RawPool(stack.gate.port, 1);
     try {
