@@ -144,6 +144,7 @@ export function renderReport(report: BenchReport): string {
     `- Logins: ${report.wallets} distinct wallets in rotation, blacklist with two mints (one excluded, one capped; half the wallets hold the capped one), nonces issued and challenges signed before the timed phase, each nonce used once. Before the runs each gate is warmed with one login per wallet.`,
     '- Re-authentication sends x-jwt plus the same four policy headers as the login (so the policy digest is checked), cycling over 256 of the tokens the warm-up logins got; the bare uWS route is sent the very same requests.',
     '- Mixed: each connection loops nonce → sign (node:crypto, in the load generator) → login; a response is either a nonce or a login.',
+    '- Forward auth: GET /x404_verify?feature=blacklist with `Authorization: Bearer` cycling over the same 256 tokens (the proxy\'s question for each request it guards); the bare uWS route is sent the very same requests. The EdDSA rows come from a second gate with JWT_ALG=EdDSA (a fresh Ed25519 key), warmed up the same way; its tokens are signed with Ed25519 instead of HMAC, everything else is equal.',
     '',
   );
 
