@@ -63,16 +63,15 @@ export async function loginCommand(argv: string[]): Promise<number> {
   const fullPolicy = policy === undefined && Object.keys(position).length === 0 ? undefined : { ...policy, ...position };
   const progress = values.quiet ? () => {} : printProgress;
 
+  const common = { baseUrl: url, feature: feature as Feature, signer: { secretKey }, storage: false as const, onProgress: (step: AuthStep) => progress(`… ${STEP_TEXT[step]}`) };
+  // Either an operator policy by name (with the caller's position, if any) or the policy itself.
+  const rules =
+    policyName !== undefined
+      ? { policyName, ...(fullPolicy === undefined ? {} : { policy: fullPolicy as unknown as PolicyFor<Feature> }) }
+      : { policy: (fullPolicy ?? {}) as unknown as PolicyFor<Feature> };
+
   try {
-    const result = await authenticate({
-      baseUrl: url,
-      feature: feature as Feature,
-      ...(fullPolicy === undefined ? {} : { policy: fullPolicy as unknown as PolicyFor<Feature> }),
-      ...(policyName === undefined ? {} : { policyName }),
-      signer: { secretKey },
-      storage: false,
-      onProgress: (step) => progress(`… ${STEP_TEXT[step]}`),
-    });
+    const result = await authenticate({ ...common, ...rules });
     const claims = decodeTokenClaims(result.token);
     progress(`✓ Signed in as ${result.publicKey} for ${result.feature}; the token expires ${isoTime(claims?.exp)}`);
     if (values.json) {

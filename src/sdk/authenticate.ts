@@ -3,23 +3,16 @@ import { buildChallenge, featurePath } from './challenge.js';
 import { decodeTokenClaims } from './claims.js';
 import { X404Error } from './errors.js';
 import { describeFailure, errorFromResponse, getFeature, retryAfterSeconds, type Fetch, type GateResponse } from './http.js';
-import { isFeature, policyToHeaders, type Feature, type PolicyFor } from './policy.js';
+import { isFeature, policyToHeaders, type Feature, type GeoPolicy, type PolicyFor } from './policy.js';
 import { resolveSigner, type ResolvedSigner, type Signer } from './signer.js';
 import { sharedDefaultStorage, storageKey, type TokenStorage } from './storage.js';
 
 export type AuthStep = 'reauthenticating' | 'requesting-nonce' | 'signing' | 'logging-in';
 
-export interface AuthenticateOptions<F extends Feature> {
+interface AuthenticateBase<F extends Feature> {
   /** Where the gate is served, e.g. `https://gate.example.com` (no trailing `/x404_auth`). */
   baseUrl: string;
   feature: F;
-  /**
-   * The feature's headers as an object; see PolicyByFeature. Leave it out when the gate's operator
-   * fixed the policy (`policyName`, or a pinned gate's default policy).
-   */
-  policy?: PolicyFor<F>;
-  /** One of the gate's operator policies (GET /x404_policies), sent as X-404-Policy. */
-  policyName?: string;
   signer: Signer;
   /** Where tokens are kept; default localStorage in browsers, memory elsewhere. `false`: never reuse or keep a token. */
   storage?: TokenStorage | false;
@@ -30,6 +23,15 @@ export interface AuthenticateOptions<F extends Feature> {
   /** Told each step as it starts, e.g. to show "Check your wallet…" during `signing`. */
   onProgress?: (step: AuthStep) => void;
 }
+
+/**
+ * Which rules the wallet is checked against: `policy`, the feature's headers as an object (see
+ * PolicyByFeature), or `policyName`, one of the gate's operator policies (GET /x404_policies), sent
+ * as X-404-Policy; the page then sends no policy headers of its own (a pinned gate's default policy
+ * is `policyName: 'default'`), only the caller's position (`lat`, `long`) when the policy needs it.
+ */
+export type AuthenticateOptions<F extends Feature> = AuthenticateBase<F> &
+  ({ policy: PolicyFor<F>; policyName?: undefined } | { policyName: string; policy?: PolicyFor<F> | Pick<GeoPolicy, 'lat' | 'long'> });
 
 export interface AuthResult {
   token: string;
