@@ -138,8 +138,10 @@ export async function startGate(config: Config, logger: Logger): Promise<Running
       }
       if (config.jwtAlg !== 'HS256') {
         try {
-          deps.tokens = await loadTokens(config, now);
-          logger.info(keySummary(deps.tokens), 'token keys reloaded');
+          const reloaded = await loadTokens(config, now);
+          // The same public keys mean the same private keys: keep the service and its verify caches.
+          if (reloaded.jwks !== deps.tokens.jwks) deps.tokens = reloaded;
+          logger.info(keySummary(deps.tokens), reloaded === deps.tokens ? 'token keys reloaded' : 'token keys reloaded (unchanged)');
         } catch (error) {
           logger.error({ err: (error as Error).message }, 'token key reload failed; keeping the previous keys');
         }
