@@ -47,7 +47,7 @@ const JWKS_PATH = '/.well-known/jwks.json';
 /**
  * Relying parties and proxies may cache the key set this long. A new key is published (added
  * second in JWT_PRIVATE_KEYS_FILE) at least this long before it signs, so every cache knows it by
- * then (README: Rotating keys); jose's remote key sets also refetch on an unknown kid.
+ * then (README: Asymmetric tokens and key rotation); jose's remote key sets also refetch on an unknown kid.
  */
 export const JWKS_MAX_AGE_SECONDS = 300;
 const JWKS_HEADERS = { 'Cache-Control': `public, max-age=${JWKS_MAX_AGE_SECONDS}` };
