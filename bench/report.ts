@@ -120,6 +120,17 @@ export function renderReport(report: BenchReport): string {
     targetRows.push(['re-authentication ≥ 60 % of the bare uWS route (nonce requests)', `${f0(reauth.load.rps)} / ${f0(bareNonce)} = ${pct(reauth.load.rps / bareNonce)}`, pass(reauth.load.rps >= 0.6 * bareNonce)]);
     if (bareReauth) targetRows.push(['… against the bare route sent the same re-authentication requests', `${f0(reauth.load.rps)} / ${f0(bareReauth)} = ${pct(reauth.load.rps / bareReauth)}`, pass(reauth.load.rps >= 0.6 * bareReauth)]);
   }
+  const forward = byName('forward auth');
+  const bareForward = bareRps(report, 'forward-auth request', report.mainConnections);
+  if (forward && bareForward) {
+    targetRows.push(['forward auth (/x404_verify, Bearer token) beside the bare uWS route sent the same requests (no target)', `${f0(forward.load.rps)} / ${f0(bareForward)} = ${pct(forward.load.rps / bareForward)}, ${forward.load.non2xx} non-2xx`, '']);
+  }
+  const eddsaForward = byName('forward auth, EdDSA tokens');
+  if (eddsaForward && bareForward) targetRows.push(['… with EdDSA tokens (no target)', `${f0(eddsaForward.load.rps)} / ${f0(bareForward)} = ${pct(eddsaForward.load.rps / bareForward)}, ${eddsaForward.load.non2xx} non-2xx`, '']);
+  const eddsaLogin = byName('signed authentication, EdDSA tokens');
+  if (eddsaLogin && login) {
+    targetRows.push(['signed authentication with EdDSA tokens (JWT_ALG=EdDSA; no target)', `${f0(eddsaLogin.load.rps)} /s vs ${f0(login.load.rps)} /s with HS256; gate CPU ${f0(eddsaLogin.gateCpuUsPerRequest)} vs ${f0(login.gateCpuUsPerRequest)} µs/login, ${eddsaLogin.load.non2xx} non-2xx`, '']);
+  }
   if (report.memory) targetRows.push(['RSS growth after 1,000,000 nonce issuances ≤ 30 MB', `${f1(report.memory.growthMb)} MB (${f0(report.memory.issued)} issued)`, pass(report.memory.growthMb <= 30 && report.memory.issued >= 1_000_000)]);
   lines.push(table(['target', 'measured', ''], targetRows), '');
 
@@ -133,6 +144,7 @@ export function renderReport(report: BenchReport): string {
     `- Logins: ${report.wallets} distinct wallets in rotation, blacklist with two mints (one excluded, one capped; half the wallets hold the capped one), nonces issued and challenges signed before the timed phase, each nonce used once. Before the runs each gate is warmed with one login per wallet.`,
     '- Re-authentication sends x-jwt plus the same four policy headers as the login (so the policy digest is checked), cycling over 256 of the tokens the warm-up logins got; the bare uWS route is sent the very same requests.',
     '- Mixed: each connection loops nonce → sign (node:crypto, in the load generator) → login; a response is either a nonce or a login.',
+    '- Forward auth: GET /x404_verify?feature=blacklist with `Authorization: Bearer` cycling over the same 256 tokens (the proxy\'s question for each request it guards); the bare uWS route is sent the very same requests. The EdDSA rows come from a second gate with JWT_ALG=EdDSA (a fresh Ed25519 key), warmed up the same way; its tokens are signed with Ed25519 instead of HMAC, everything else is equal.',
     '',
   );
 
@@ -148,7 +160,7 @@ export function renderReport(report: BenchReport): string {
     );
   }
 
-  const httpSweep = [...report.main, ...report.sweep].filter((r) => r.name === 'nonce issuance' || r.name === 're-authentication');
+  const httpSweep = [...report.main, ...report.sweep].filter((r) => r.name === 'nonce issuance' || r.name === 're-authentication' || r.name.startsWith('forward auth'));
   if (httpSweep.length > 0) {
     lines.push('## Nonce issuance and re-authentication by connections, against the bare uWS route', '');
     lines.push(
@@ -157,7 +169,7 @@ export function renderReport(report: BenchReport): string {
         httpSweep
           .sort((a, b) => a.name.localeCompare(b.name) || a.load.connections - b.load.connections)
           .map((r) => {
-            const bareName = r.name === 'nonce issuance' ? 'nonce request' : 're-authentication request';
+            const bareName = r.name === 'nonce issuance' ? 'nonce request' : r.name.startsWith('forward auth') ? 'forward-auth request' : 're-authentication request';
             const reference = bareRps(report, bareName, r.load.connections);
             const bareCpu = report.bare.find((b) => b.name === bareName && b.load.connections === r.load.connections)?.cpuUsPerRequest;
             return [r.name, r.load.connections, f0(r.load.rps), f0(reference), reference ? pct(r.load.rps / reference) : '–', f2(r.load.p99Ms), f1(r.gateCpuUsPerRequest), f1(bareCpu), bareCpu ? pct(bareCpu / r.gateCpuUsPerRequest) : '–'];

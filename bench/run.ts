@@ -13,7 +13,8 @@
  * time and RSS come from /proc; autocannon runs in this process.
  */
 import os from 'node:os';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defaultWorkerThreads } from '../src/config.js';
 import { measureVerifyCeiling } from './ceilings.js';
@@ -24,6 +25,9 @@ import { sampleProcess, startBareUwsProcess, startGateProcess, startLocalnetProc
 import { type BareResult, renderReport, type BenchReport, type MachineInfo } from './report.js';
 import {
   type BenchContext,
+  FORWARD_AUTH_PATH,
+  forwardAuthRequests,
+  forwardAuthScenario,
   loginBudget,
   loginScenario,
   mixedScenario,
@@ -51,6 +55,7 @@ const WALLETS = 1000;
 /** Distinct tokens cycled by re-authentication (each connection pre-builds one request per token). */
 const REAUTH_TOKENS = 256;
 const FIRST_SIGN_IN = 'signed authentication, first sign-in of each wallet';
+const EDDSA_LOGIN = 'signed authentication, EdDSA tokens';
 const JWT_SECRET = 'x404-bench-secret-not-for-production-0123456789';
 
 function log(message: string): void {
@@ -64,8 +69,8 @@ function describe(result: ScenarioResult): string {
   return `${result.name} w=${result.workerThreads} c=${load.connections}: ${load.rps.toFixed(0)} req/s, p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms, non-2xx ${load.non2xx}, gate ${result.gateCpuUsPerRequest.toFixed(0)} µs CPU/req (main thread ${result.gateMainThreadCpuUsPerRequest.toFixed(0)})${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth`} | machine: gate ${share(m.gate)} load-gen ${share(m.loadGenerator)} chain ${share(m.localnet)} other ${share(m.other)} idle ${share(m.idle)}`;
 }
 
-async function withGate<T>(localnet: LocalnetChild, workerThreads: number | undefined, work: (gate: Child) => Promise<T>): Promise<T> {
-  const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, workerThreads, ...(gateDist ? { distRoot: gateDist } : {}) });
+async function withGate<T>(localnet: LocalnetChild, workerThreads: number | undefined, work: (gate: Child) => Promise<T>, env?: Record<string, string>): Promise<T> {
+  const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, workerThreads, ...(env ? { env } : {}), ...(gateDist ? { distRoot: gateDist } : {}) });
   try {
     return await work(gate);
   } finally {
@@ -73,10 +78,19 @@ async function withGate<T>(localnet: LocalnetChild, workerThreads: number | unde
   }
 }
 
+/** The gate's environment for EdDSA tokens: a fresh Ed25519 key in bench/.tmp (git-ignored). */
+function eddsaEnv(): Record<string, string> {
+  const dir = fileURLToPath(new URL('../../bench/.tmp/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  const keysFile = `${dir}jwt-keys.pem`;
+  writeFileSync(keysFile, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
+  return { JWT_ALG: 'EdDSA', JWT_PRIVATE_KEYS_FILE: keysFile, JWT_ISSUER: 'https://bench.example' };
+}
+
 /** Prepares the logins a run will need (rate estimated from the previous run), then runs it. */
-async function timedLogins(ctx: BenchContext, connections: number, durationSec: number, workerThreads: string, expectedRate: number): Promise<ScenarioResult> {
+async function timedLogins(ctx: BenchContext, connections: number, durationSec: number, workerThreads: string, expectedRate: number, name?: string): Promise<ScenarioResult> {
   const prepared = await prepareLogins(ctx, loginBudget(expectedRate, durationSec, connections));
-  const result = await loginScenario(ctx, { connections, durationSec, workerThreads }, prepared);
+  const result = await loginScenario(ctx, { connections, durationSec, workerThreads }, prepared, name);
   log(describe(result));
   return result;
 }
@@ -125,6 +139,8 @@ async function main(): Promise<void> {
       log(describe(main.at(-1)!));
       main.push(await mixedScenario(ctx, shape));
       log(describe(main.at(-1)!));
+      main.push(await forwardAuthScenario(ctx, shape));
+      log(describe(main.at(-1)!));
       if (!args.has('--no-sweep')) {
         for (const connections of SWEEP_CONNECTIONS.filter((c) => c !== MAIN_CONNECTIONS)) {
           sweep.push(await nonceScenario(ctx, { connections, durationSec: SWEEP_SEC, workerThreads: defaultWorkers }));
@@ -134,6 +150,22 @@ async function main(): Promise<void> {
         }
       }
     });
+
+    // The same gate signing EdDSA tokens (JWT_ALG=EdDSA): signed logins, then forward auth of its tokens.
+    await withGate(
+      localnet,
+      undefined,
+      async (gate) => {
+        const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+        await warmUp(ctx);
+        ctx.tokens = ctx.tokens.slice(0, REAUTH_TOKENS);
+        const shape = { connections: MAIN_CONNECTIONS, durationSec: MAIN_SEC, workerThreads: defaultWorkers };
+        main.push(await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, defaultWorkers, expectedRate, EDDSA_LOGIN));
+        main.push(await forwardAuthScenario(ctx, shape, 'forward auth, EdDSA tokens'));
+        log(describe(main.at(-1)!));
+      },
+      eddsaEnv(),
+    );
 
     // A fresh gate, so the growth is not hidden by the heap the login runs already grew.
     if (args.has('--memory')) {
@@ -165,9 +197,14 @@ async function main(): Promise<void> {
       for (const connections of connectionsList) {
         const durationSec = connections === MAIN_CONNECTIONS ? MAIN_SEC : SWEEP_SEC;
         const shaped = { tokens: tokens.slice(0, REAUTH_TOKENS), policy };
-        for (const [name, requests] of [['nonce request', undefined], ['re-authentication request', reauthRequests(shaped)]] as const) {
+        for (const [name, requests, path] of [
+          ['nonce request', undefined, AUTH_PATH],
+          ['re-authentication request', reauthRequests(shaped), AUTH_PATH],
+          ['forward-auth request', forwardAuthRequests(shaped), FORWARD_AUTH_PATH],
+        ] as const) {
+          if (name === 'forward-auth request' && connections !== MAIN_CONNECTIONS) continue;
           const before = sampleProcess(bareUws.pid).cpuMs;
-          const load = await runLoad({ url: bareUws.url + AUTH_PATH, connections, durationSec, ...(requests ? { requests } : {}) });
+          const load = await runLoad({ url: bareUws.url + path, connections, durationSec, ...(requests ? { requests } : {}) });
           const cpuUsPerRequest = ((sampleProcess(bareUws.pid).cpuMs - before) * 1000) / load.responses;
           bare.push({ name, load, cpuUsPerRequest });
           log(`bare uWS, ${name} c=${connections}: ${load.rps.toFixed(0)} req/s, p99 ${load.p99Ms.toFixed(2)} ms, ${cpuUsPerRequest.toFixed(1)} µs CPU/req`);

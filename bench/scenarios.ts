@@ -285,7 +285,21 @@ export function mixedScenario(ctx: BenchContext, shape: RunShape): Promise<Scena
   });
 }
 
-export type ScenarioName = 'nonce' | 'reauth' | 'mixed' | 'first' | 'login';
+/** Forward-auth requests (`/x404_verify`, as nginx auth_request sends them), one static request per token. */
+export const FORWARD_AUTH_PATH = '/x404_verify?feature=blacklist';
+export function forwardAuthRequests(ctx: Pick<BenchContext, 'tokens'>): autocannon.Request[] {
+  return ctx.tokens.map((token) => ({ method: 'GET', path: FORWARD_AUTH_PATH, headers: { authorization: `Bearer ${token}` } }));
+}
+
+/** 5. Forward auth: a proxy asking whether each request's bearer token is good (tokens of 256 wallets). */
+export function forwardAuthScenario(ctx: BenchContext, shape: RunShape, name = 'forward auth'): Promise<ScenarioResult> {
+  return measure(name, shape.workerThreads, ctx, async () => {
+    const load = await runLoad({ url: ctx.gate.url + FORWARD_AUTH_PATH, connections: shape.connections, durationSec: shape.durationSec, requests: forwardAuthRequests(ctx) });
+    return { load, authentications: 0 };
+  });
+}
+
+export type ScenarioName = 'nonce' | 'reauth' | 'mixed' | 'first' | 'login' | 'forward';
 
 /** One named scenario (compare.ts and profile.ts pick them by name); `logins` signed beforehand. */
 export async function runScenario(ctx: BenchContext, name: ScenarioName, shape: RunShape, logins: number): Promise<ScenarioResult> {
@@ -300,10 +314,12 @@ export async function runScenario(ctx: BenchContext, name: ScenarioName, shape: 
       return loginScenario(ctx, shape, await prepareFirstLogins(ctx, logins));
     case 'login':
       return loginScenario(ctx, shape, await prepareLogins(ctx, logins));
+    case 'forward':
+      return forwardAuthScenario(ctx, shape);
   }
 }
 
 /** Any other name (e.g. "login", "auth") means the signed-login scenario. */
 export function scenarioName(text: string): ScenarioName {
-  return text === 'nonce' || text === 'reauth' || text === 'mixed' || text === 'first' ? text : 'login';
+  return text === 'nonce' || text === 'reauth' || text === 'mixed' || text === 'first' || text === 'forward' ? text : 'login';
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { createChainReader } from './chain/reader.js';
 import type { Config } from './config.js';
-import { openApiDocument } from './http/openapi.js';
+import { buildOpenApiDocument } from './http/openapi.js';
 import { startServer, type GateServer } from './http/server.js';
 import { Metrics } from './metrics/metrics.js';
 import { NonceCodec } from './nonce/codec.js';
@@ -11,16 +11,57 @@ import type { ConsumedNonceStore } from './nonce/store.js';
 import { createRateLimiter } from './ratelimit/create.js';
 import { closeRedisClient, createRedisClient, waitForRedis, type RedisClient } from './redis/client.js';
 import { createSignatureVerifier } from './signature/verifier.js';
-import { createTokenService } from './token/jwt.js';
+import { loadPolicyFile } from './policy/load.js';
+import type { PolicySet } from './policy/types.js';
+import { createTokenService, type TokenService } from './token/jwt.js';
+import { loadTokenKeys } from './token/keys.js';
+import type { GateDependencies } from './gate/pipeline.js';
 
 /** The whole gate, wired from one Config: what `npm start`, `npm run dev` and the tests run. */
 export interface RunningGate {
   port: number;
   /** Graceful: stop accepting, finish in-flight requests (bounded), close the pool and Redis. */
   stop(): Promise<void>;
+  /**
+   * SIGHUP: re-read POLICIES_FILE and JWT_PRIVATE_KEYS_FILE. Each is swapped in whole once it
+   * validated; a file that does not keeps what was loaded before, and the log says why.
+   */
+  reload(): Promise<void>;
+}
+
+/** Tokens as configured (JWT_ALG); throws ConfigError naming the key file when it is unusable. */
+async function loadTokens(config: Config, now: () => number): Promise<TokenService> {
+  const keys = config.jwtAlg === 'HS256' ? undefined : await loadTokenKeys(config.jwtPrivateKeysFile as string, config.jwtAlg);
+  return createTokenService({
+    alg: config.jwtAlg,
+    secret: config.jwtSecret,
+    keys,
+    issuer: config.jwtIssuer,
+    audience: config.jwtAudience,
+    expirySeconds: config.jwtExpirySeconds,
+    now,
+  });
+}
+
+const loadPolicies = (config: Config): PolicySet | undefined => (config.policiesFile ? loadPolicyFile(config.policiesFile, config.policyMode) : undefined);
+
+function policySummary(policies: PolicySet | undefined): Record<string, unknown> {
+  if (!policies) return { policyMode: 'open', policies: 0 };
+  const byFeature = Object.fromEntries(Object.entries(policies.names).filter(([, names]) => names.length > 0));
+  return { policyMode: policies.mode, policiesFile: policies.source, policies: byFeature };
+}
+
+function keySummary(tokens: TokenService): Record<string, unknown> {
+  if (!tokens.jwks) return { jwtAlg: tokens.alg };
+  return { jwtAlg: tokens.alg, kids: (JSON.parse(tokens.jwks) as { keys: { kid: string }[] }).keys.map((key) => key.kid) };
 }
 
 export async function startGate(config: Config, logger: Logger): Promise<RunningGate> {
+  const now = Date.now;
+  // The files first: a bad one stops start-up (ConfigError) before anything is opened.
+  const tokens = await loadTokens(config, now);
+  const policies = loadPolicies(config);
+
   const redis: RedisClient | undefined = config.redisUrl
     ? createRedisClient(config.redisUrl, {
         cluster: config.redisCluster,
@@ -47,21 +88,25 @@ export async function startGate(config: Config, logger: Logger): Promise<Running
       accountsBatch: (keys) => metrics.observeMultipleAccountsBatch(keys),
     },
   });
-  const openApiJson = JSON.stringify(openApiDocument);
-  const now = Date.now;
+  const deps: GateDependencies = {
+    config,
+    nonces: new NonceCodec(config.jwtSecret, config.nonceTtlSeconds, now),
+    consumedNonces,
+    signatures,
+    tokens,
+    policies,
+    chain,
+    now,
+    metrics,
+  };
+  const openApi = (): string =>
+    JSON.stringify(buildOpenApiDocument({ policyNames: deps.policies?.names, policyMode: config.policyMode, jwtAlg: config.jwtAlg, cookieName: config.cookieName }));
+  let openApiJson = openApi();
+  logger.info({ ...keySummary(tokens), ...policySummary(policies) }, 'tokens and policies loaded');
 
   const server: GateServer = await startServer(
     config,
-    {
-      config,
-      nonces: new NonceCodec(config.jwtSecret, config.nonceTtlSeconds, now),
-      consumedNonces,
-      signatures,
-      tokens: createTokenService(config.jwtSecret, config.jwtExpirySeconds, now),
-      chain,
-      now,
-      metrics,
-    },
+    deps,
     {
       logger,
       rateLimiter,
@@ -81,6 +126,27 @@ export async function startGate(config: Config, logger: Logger): Promise<Running
 
   return {
     port: server.port,
+    async reload() {
+      if (config.policiesFile) {
+        try {
+          deps.policies = loadPolicies(config);
+          openApiJson = openApi();
+          logger.info(policySummary(deps.policies), 'policies reloaded');
+        } catch (error) {
+          logger.error({ err: (error as Error).message }, 'policy reload failed; keeping the previous policies');
+        }
+      }
+      if (config.jwtAlg !== 'HS256') {
+        try {
+          const reloaded = await loadTokens(config, now);
+          // The same public keys mean the same private keys: keep the service and its verify caches.
+          if (reloaded.jwks !== deps.tokens.jwks) deps.tokens = reloaded;
+          logger.info(keySummary(deps.tokens), reloaded === deps.tokens ? 'token keys reloaded' : 'token keys reloaded (unchanged)');
+        } catch (error) {
+          logger.error({ err: (error as Error).message }, 'token key reload failed; keeping the previous keys');
+        }
+      }
+    },
     async stop() {
       await server.shutdown(config.shutdownTimeoutMs);
       await Promise.allSettled([signatures.close(), chain.close(), consumedNonces.close(), rateLimiter?.close()]);

@@ -40,7 +40,26 @@ export interface Config {
   historyMaxPages: number;
   /** Most getTransaction reads one activity or timelock check may make. */
   historyMaxTransactions: number;
+  /** Operator policies (src/policy): the JSON file naming policies per feature, if any. */
+  policiesFile: string | undefined;
+  /** `open`: request headers are the policy unless a named one is selected; `pinned`: only named policies. */
+  policyMode: 'open' | 'pinned';
+  /** How tokens are signed: HS256 with JWT_SECRET, or EdDSA / ES256 with the keys in jwtPrivateKeysFile. */
+  jwtAlg: JwtAlg;
+  /** PEM or JWK set; the first key signs, all verify (asymmetric algorithms only). */
+  jwtPrivateKeysFile: string | undefined;
+  /** `iss` of every token (required with an asymmetric algorithm). */
+  jwtIssuer: string | undefined;
+  /** `aud` of every token, when set. */
+  jwtAudience: string | undefined;
+  /** Cookie forward auth (/x404_verify) reads a token from, and X404_SET_COOKIE sets. */
+  cookieName: string;
+  /** Set the cookie on a successful sign-in. */
+  setCookie: boolean;
 }
+
+export const JWT_ALGS = ['HS256', 'EdDSA', 'ES256'] as const;
+export type JwtAlg = (typeof JWT_ALGS)[number];
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, why: string) {
@@ -123,6 +142,47 @@ function redisKeyPrefix(env: Env): string {
   return prefix;
 }
 
+function jwtAlg(env: Env): JwtAlg {
+  const raw = text(env, 'JWT_ALG', 'HS256');
+  const alg = JWT_ALGS.find((name) => name.toLowerCase() === raw.toLowerCase());
+  if (!alg) throw new ConfigError('JWT_ALG', `must be one of ${JWT_ALGS.join(', ')}, got "${raw}"`);
+  return alg;
+}
+
+/** A StringOrURI claim value (RFC 7519 §2): printable, no whitespace or quotes, bounded. */
+function claimValue(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (!/^[\x21\x23-\x7e]{1,256}$/.test(raw)) throw new ConfigError(name, 'must be 1–256 printable ASCII characters without spaces or quotes (e.g. https://gate.example.com)');
+  return raw;
+}
+
+function cookieName(env: Env): string {
+  const name = text(env, 'X404_COOKIE', 'x404_token');
+  // An RFC 6265 cookie-name is an RFC 9110 token.
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/.test(name)) throw new ConfigError('X404_COOKIE', `must be a cookie name (letters, digits, !#$%&'*+-.^_\`|~), got "${name}"`);
+  return name;
+}
+
+function asymmetricSettings(env: Env, alg: JwtAlg): { jwtPrivateKeysFile: string | undefined; jwtIssuer: string | undefined } {
+  const jwtPrivateKeysFile = env.JWT_PRIVATE_KEYS_FILE?.trim() || undefined;
+  const jwtIssuer = claimValue(env, 'JWT_ISSUER');
+  if (alg === 'HS256') {
+    if (jwtPrivateKeysFile) throw new ConfigError('JWT_PRIVATE_KEYS_FILE', 'is only used with JWT_ALG=EdDSA or ES256 (JWT_ALG is HS256)');
+    return { jwtPrivateKeysFile, jwtIssuer };
+  }
+  if (!jwtPrivateKeysFile) throw new ConfigError('JWT_PRIVATE_KEYS_FILE', `is required with JWT_ALG=${alg} (create one with \`x404 keys generate --alg ${alg} --out <file>\`)`);
+  if (!jwtIssuer) throw new ConfigError('JWT_ISSUER', `is required with JWT_ALG=${alg}: relying parties check it (e.g. https://gate.example.com)`);
+  return { jwtPrivateKeysFile, jwtIssuer };
+}
+
+function policySettings(env: Env): { policiesFile: string | undefined; policyMode: 'open' | 'pinned' } {
+  const policiesFile = env.POLICIES_FILE?.trim() || undefined;
+  const policyMode = oneOf(env, 'POLICY_MODE', 'open', ['open', 'pinned'] as const);
+  if (policyMode === 'pinned' && !policiesFile) throw new ConfigError('POLICY_MODE', 'is pinned, which needs POLICIES_FILE (the named policies requests may use)');
+  return { policiesFile, policyMode };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const jwtSecret = text(env, 'JWT_SECRET');
   if (jwtSecret.length < 32) {
@@ -146,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerRaw === undefined || workerRaw === '' || workerRaw === 'auto'
       ? defaultWorkerThreads()
       : integer(env, 'WORKER_THREADS', 0, 0, 256);
+  const alg = jwtAlg(env);
 
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -177,5 +238,11 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     historyMaxPages: integer(env, 'HISTORY_MAX_PAGES', 20, 1, 1000),
     historyMaxTransactions: integer(env, 'HISTORY_MAX_TRANSACTIONS', 500, 1, 100_000),
+    ...policySettings(env),
+    jwtAlg: alg,
+    ...asymmetricSettings(env, alg),
+    jwtAudience: claimValue(env, 'JWT_AUDIENCE'),
+    cookieName: cookieName(env),
+    setCookie: oneOf(env, 'X404_SET_COOKIE', 'false', ['true', 'false'] as const) === 'true',
   };
 }

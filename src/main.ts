@@ -8,14 +8,11 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
+    exitOnConfigError(error);
   }
   const logger = createLogger(config.logLevel);
-  const gate = await startGate(config, logger);
+  // Starting reads POLICIES_FILE and JWT_PRIVATE_KEYS_FILE, which fail the same way.
+  const gate = await startGate(config, logger).catch(exitOnConfigError);
   logger.info({ port: gate.port, rpcEndpoints: config.rpcUrls.length, workerThreads: config.workerThreads, redis: Boolean(config.redisUrl) }, 'listening');
 
   let stopping = false;
@@ -33,6 +30,18 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => {
+    logger.info({ signal: 'SIGHUP' }, 'reloading policies and token keys');
+    void gate.reload();
+  });
+}
+
+function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
 }
 
 main().catch((error: unknown) => {

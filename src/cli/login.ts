@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { authenticate, decodeTokenClaims, isFeature, X404Error, type AuthStep, type Feature, type PolicyFor } from '../sdk/index.js';
 import { EXIT, isoTime, printProgress, printResult, readKeypairFile, readPolicyOption, UsageError } from './io.js';
 
-export const LOGIN_HELP = `Usage: x404 login --url <gate> --feature <name> --keypair <file> [--policy <json|@file>] [options]
+export const LOGIN_HELP = `Usage: x404 login --url <gate> --feature <name> --keypair <file> [--policy <json|@file> | --policy-name <name>] [options]
 
 Signs in to a gate with a Solana keypair and prints the token (first line of stdout), then its
 decoded claims as JSON. Progress goes to stderr.
@@ -12,6 +12,7 @@ decoded claims as JSON. Progress goes to stderr.
   --keypair <file>    Solana keypair JSON (64 numbers), e.g. ~/.config/solana/id.json
   --policy <json>     the feature's headers as a JSON object, or @file.json
                       blacklist: {"excluded_mints":[...],"max_holdings":{"<mint>":"<amount>"}}
+  --policy-name <name>  one of the gate's operator policies (GET /x404_policies)
   --lat <n> --long <n>  your position, when the policy has "geo_code": true
   --json              print one JSON object {token, publicKey, feature, claims, body} instead
   -q, --quiet         no progress on stderr`;
@@ -34,6 +35,7 @@ export async function loginCommand(argv: string[]): Promise<number> {
       feature: { type: 'string' },
       keypair: { type: 'string' },
       policy: { type: 'string' },
+      'policy-name': { type: 'string' },
       lat: { type: 'string' },
       long: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -55,20 +57,21 @@ export async function loginCommand(argv: string[]): Promise<number> {
   if (!isFeature(feature)) throw new UsageError(`--feature must be one of blacklist, timelock, multitoken, activity, tier, nodebt, age; got "${feature}"`);
 
   const secretKey = readKeypairFile(values.keypair as string);
-  const policy = readPolicyOption(values.policy);
-  if (values.lat !== undefined) policy.lat = values.lat;
-  if (values.long !== undefined) policy.long = values.long;
+  const policyName = values['policy-name'];
+  const policy = values.policy === undefined && policyName !== undefined ? undefined : readPolicyOption(values.policy);
+  const position = { ...(values.lat === undefined ? {} : { lat: values.lat }), ...(values.long === undefined ? {} : { long: values.long }) };
+  const fullPolicy = policy === undefined && Object.keys(position).length === 0 ? undefined : { ...policy, ...position };
   const progress = values.quiet ? () => {} : printProgress;
 
+  const common = { baseUrl: url, feature: feature as Feature, signer: { secretKey }, storage: false as const, onProgress: (step: AuthStep) => progress(`… ${STEP_TEXT[step]}`) };
+  // Either an operator policy by name (with the caller's position, if any) or the policy itself.
+  const rules =
+    policyName !== undefined
+      ? { policyName, ...(fullPolicy === undefined ? {} : { policy: fullPolicy as unknown as PolicyFor<Feature> }) }
+      : { policy: (fullPolicy ?? {}) as unknown as PolicyFor<Feature> };
+
   try {
-    const result = await authenticate({
-      baseUrl: url,
-      feature: feature as Feature,
-      policy: policy as unknown as PolicyFor<Feature>,
-      signer: { secretKey },
-      storage: false,
-      onProgress: (step) => progress(`… ${STEP_TEXT[step]}`),
-    });
+    const result = await authenticate({ ...common, ...rules });
     const claims = decodeTokenClaims(result.token);
     progress(`✓ Signed in as ${result.publicKey} for ${result.feature}; the token expires ${isoTime(claims?.exp)}`);
     if (values.json) {

@@ -3,15 +3,19 @@ import { decodeTokenClaims, isFeature, type Feature, type PolicyFor } from '../s
 import { GateTokenError, verifyGateToken } from '../verifier/index.js';
 import { EXIT, isoTime, printProgress, printResult, readPolicyOption, readSecret, readStdin, UsageError } from './io.js';
 
-export const VERIFY_HELP = `Usage: x404 verify <token|-> [--secret-file <file> | --secret <value>] [--feature <name>] [--policy <json|@file>] [--wallet <address>]
+export const VERIFY_HELP = `Usage: x404 verify <token|-> [--secret-file <file> | --secret <value> | --jwks <url>] [--feature <name>] [--policy <json|@file>] [--policy-name <name>] [--wallet <address>]
 
-Checks a gate token the way a backend should (HS256, signature, expiry, feature, policy) and
-prints its claims as JSON on stdout. "-" reads the token from stdin. The secret defaults to
+Checks a gate token the way a backend should (signature, expiry, feature, policy) and prints its
+claims as JSON on stdout. "-" reads the token from stdin. HS256 gates: the secret defaults to
 JWT_SECRET from the environment; prefer --secret-file over --secret, which other users of the
-machine can see in the process list.
+machine can see in the process list. EdDSA/ES256 gates: --jwks with the gate's key set URL.
 
+  --jwks <url>        the gate's public keys, e.g. https://gate.example.com/.well-known/jwks.json
+  --issuer <iss>      the iss the token must carry (the gate's JWT_ISSUER)
+  --audience <aud>    the aud the token must carry (the gate's JWT_AUDIENCE)
   --feature <name>    the feature the token must be for (default: the one it claims)
   --policy <json>     the policy it must have been issued under, as given to x404 login
+  --policy-name <n>   the operator policy it must have been issued under
   --wallet <address>  the wallet it must belong to
   -q, --quiet         no verdict line on stderr`;
 
@@ -21,6 +25,10 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     options: {
       secret: { type: 'string' },
       'secret-file': { type: 'string' },
+      jwks: { type: 'string' },
+      issuer: { type: 'string' },
+      audience: { type: 'string' },
+      'policy-name': { type: 'string' },
       feature: { type: 'string' },
       policy: { type: 'string' },
       wallet: { type: 'string' },
@@ -36,7 +44,9 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 1) throw new UsageError('give exactly one token (or - to read it from stdin)');
   const token = (positionals[0] === '-' ? await readStdin() : (positionals[0] as string)).trim();
-  const secret = readSecret(values, process.env);
+  if (values.jwks !== undefined && (values.secret !== undefined || values['secret-file'] !== undefined)) throw new UsageError('give either --jwks or a secret, not both');
+  if (values.jwks !== undefined && !/^https?:\/\//.test(values.jwks)) throw new UsageError(`--jwks must be an http:// or https:// URL, got "${values.jwks}"`);
+  const keySource = values.jwks !== undefined ? { jwks: values.jwks } : { secret: readSecret(values, process.env) };
 
   const feature = values.feature ?? decodeTokenClaims(token)?.feature;
   if (feature === undefined) {
@@ -48,9 +58,12 @@ export async function verifyCommand(argv: string[]): Promise<number> {
 
   try {
     const claims = await verifyGateToken(token, {
-      secret,
+      ...keySource,
       feature: feature as Feature,
       ...(policy ? { policy } : {}),
+      ...(values['policy-name'] !== undefined ? { policyName: values['policy-name'] } : {}),
+      ...(values.issuer !== undefined ? { issuer: values.issuer } : {}),
+      ...(values.audience !== undefined ? { audience: values.audience } : {}),
       ...(values.wallet ? { wallet: values.wallet } : {}),
     });
     if (!values.quiet) printProgress(`✓ Valid ${claims.feature} token for ${claims.sub}; expires ${isoTime(claims.exp)}`);
@@ -59,6 +72,6 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof GateTokenError)) throw error;
     printProgress(`✗ Token refused: ${error.code}: ${error.message}`);
-    return EXIT.refused;
+    return error.code === 'JWKS_UNAVAILABLE' ? EXIT.unavailable : EXIT.refused;
   }
 }

@@ -5,9 +5,13 @@ import { GateError, invalidHeader, missingHeader } from '../errors.js';
 import { FEATURES } from '../features/registry.js';
 import type { FeatureName } from '../features/names.js';
 import type { Feature, FeatureResults, HeaderBag } from '../features/types.js';
-import { checkLocation, GEO_POLICY_HEADERS, parseGeoPolicy } from '../geo/locate.js';
+import { checkLocation, parseGeoPolicy, type GeoPolicy } from '../geo/locate.js';
+import { sessionCookie } from '../http/cookie.js';
 import type { NonceCodec } from '../nonce/codec.js';
 import type { ConsumedNonceStore } from '../nonce/store.js';
+import { policyHeadersOf } from '../policy/headers.js';
+import { resolvePolicy } from '../policy/resolve.js';
+import type { NamedPolicy, PolicySet } from '../policy/types.js';
 import { challengeFor } from '../signature/challenge.js';
 import type { SignatureVerifier } from '../signature/verifier.js';
 import { policyDigest, policyOf } from '../token/policy.js';
@@ -16,16 +20,19 @@ import type { Metrics } from '../metrics/metrics.js';
 
 /**
  * Everything `GET /x404_auth/{feature}` does, in contract order (CONTRACT §2–§6):
- * classify → parse headers → accept nonce → verify signature → spend nonce → feature checks →
- * geolocation → sign token → respond. Each step is a named function below; the HTTP layer only
- * reads the request and writes what this returns.
+ * classify → parse headers and resolve the policy → accept nonce → verify signature → spend nonce →
+ * feature checks → geolocation → sign token → respond. Each step is a named function below; the
+ * HTTP layer only reads the request and writes what this returns.
  */
 export interface GateDependencies {
   config: Config;
   nonces: NonceCodec;
   consumedNonces: ConsumedNonceStore;
   signatures: SignatureVerifier;
+  /** Replaced as a whole when SIGHUP reloads JWT_PRIVATE_KEYS_FILE. */
   tokens: TokenService;
+  /** Operator policies (POLICIES_FILE), replaced as a whole when SIGHUP reloads the file; undefined without a file. */
+  policies?: PolicySet | undefined;
   chain: ChainReader;
   now(): number;
   /** Login latency and nonce-store outcomes (src/metrics); optional. */
@@ -37,6 +44,8 @@ export interface AuthRequest {
   /** Request path without the query string: part of the challenge. */
   path: string;
   headers: HeaderBag;
+  /** `?policy=` (read by the HTTP layer only when POLICIES_FILE is set); the header X-404-Policy says the same. */
+  policyQuery?: string | undefined;
 }
 
 export interface GateResponse {
@@ -56,7 +65,7 @@ export function handleAuthRequest(request: AuthRequest, deps: GateDependencies):
   const { kind, claims } = classify(request, deps.tokens);
   switch (kind) {
     case 'reauth':
-      return reauthenticate(request, claims as GateClaims);
+      return reauthenticate(request, claims as GateClaims, deps);
     case 'nonce':
       return issueNonce(request.feature, deps);
     case 'login':
@@ -92,23 +101,38 @@ const DISPLAY_NAMES: Record<string, string> = {
 };
 const displayName = (name: string): string => DISPLAY_NAMES[name] ?? name;
 
-function issueNonce(feature: FeatureName, { nonces, config }: GateDependencies): GateResponse {
+function issueNonce(feature: FeatureName, { nonces, config, policies }: GateDependencies): GateResponse {
   const { nonce, expiresInSeconds } = nonces.issue(feature);
+  const body: Record<string, unknown> = { status: 'nonce_ready', nonce, mechanism: config.mechanism, expiresIn: expiresInSeconds };
+  if (policies) Object.assign(body, { policyMode: policies.mode, policies: policies.names[feature] });
   return {
     status: 200,
-    body: { status: 'nonce_ready', nonce, mechanism: config.mechanism, expiresIn: expiresInSeconds },
+    body,
     // The same bytes JSON.stringify writes: the nonce is base64url, the mechanism [A-Za-z0-9]
-    // (validated at start-up) and expiresIn an integer, so nothing needs escaping.
-    json: `{"status":"nonce_ready","nonce":"${nonce}","mechanism":"${config.mechanism}","expiresIn":${expiresInSeconds}}`,
+    // (validated at start-up) and expiresIn an integer, so nothing needs escaping; the policy
+    // names (POLICIES_FILE) are serialized once when the file is loaded.
+    json: `{"status":"nonce_ready","nonce":"${nonce}","mechanism":"${config.mechanism}","expiresIn":${expiresInSeconds}${policies ? policies.nonceBodySuffix[feature] : ''}}`,
     headers: { 'X-404-Nonce': nonce, 'X-404-Mechanism': config.mechanism, ...NO_STORE },
   };
 }
 
-/** CONTRACT §6: a valid token for this feature; policy headers, when sent, must match `pol`. */
-function reauthenticate({ feature, headers }: AuthRequest, claims: GateClaims): GateResponse {
-  const policy = policyOf(headers, policyHeadersOf(FEATURES[feature]));
-  if (policy && policyDigest(policy) !== claims.pol) {
-    throw new GateError(401, 'POLICY_MISMATCH', 'Token was issued under a different policy than this request carries; sign in again');
+/**
+ * CONTRACT §6: a valid token for this feature; policy headers, when sent, must match `pol`. Under a
+ * named policy (resolvePolicy) the token must have been issued under that policy as it is now: a
+ * token from before a SIGHUP reload changed the policy answers POLICY_MISMATCH.
+ */
+function reauthenticate(request: AuthRequest, claims: GateClaims, deps: GateDependencies): GateResponse {
+  const { feature, headers } = request;
+  const named = resolvePolicy(feature, headers, request.policyQuery, deps.policies);
+  if (named !== undefined) {
+    if (claims.pol !== named.digest) {
+      throw new GateError(401, 'POLICY_MISMATCH', `Token was not issued under policy "${named.name}" as it is now; sign in again`);
+    }
+  } else {
+    const policy = policyOf(headers, policyHeadersOf(FEATURES[feature]));
+    if (policy && policyDigest(policy) !== claims.pol) {
+      throw new GateError(401, 'POLICY_MISMATCH', 'Token was issued under a different policy than this request carries; sign in again');
+    }
   }
   return {
     status: 200,
@@ -140,8 +164,7 @@ async function login(request: AuthRequest, deps: GateDependencies): Promise<Gate
   const { feature, headers } = request;
   const module = FEATURES[feature];
   const wallet = parseWallet(headers, feature);
-  const geo = parseGeoPolicy(headers, module.geoRequired);
-  const params = module.parse(headers);
+  const { named, geo, params } = parsePolicy(request, module, deps);
 
   const nonce = headers.get('x-404-nonce') as string;
   const accepted = deps.nonces.accept(nonce, feature);
@@ -150,7 +173,21 @@ async function login(request: AuthRequest, deps: GateDependencies): Promise<Gate
 
   const results = await module.check(wallet.address, params, { chain: deps.chain, config: deps.config, now: deps.now });
   checkLocation(geo);
-  return issueToken(request, module, wallet.address, results, deps.tokens);
+  return issueToken(request, module, wallet.address, results, deps, named);
+}
+
+/**
+ * The rules this login is checked against: a named operator policy (parsed when the file was
+ * loaded), or, in POLICY_MODE=open without a name, the request's own policy headers.
+ */
+function parsePolicy(request: AuthRequest, module: Feature, deps: GateDependencies): { named: NamedPolicy | undefined; geo: GeoPolicy; params: unknown } {
+  const { feature, headers } = request;
+  const named = resolvePolicy(feature, headers, request.policyQuery, deps.policies);
+  if (named === undefined) {
+    const geo = parseGeoPolicy(headers, module.geoRequired);
+    return { named, geo, params: module.parse(headers) };
+  }
+  return { named, geo: { ...named.geo, latitude: headers.get('x-lat'), longitude: headers.get('x-long') }, params: named.params };
 }
 
 interface Wallet {
@@ -193,27 +230,19 @@ async function spendNonce(id: string, expiresAtMs: number, { consumedNonces, met
   if (!firstUse) throw new GateError(401, 'NONCE_REUSED', 'Nonce was already used; request a new one');
 }
 
+/** `pol` is the digest of the policy checked; `pnm` its name when it was an operator policy. */
 function issueToken(
   { feature, headers }: AuthRequest,
   module: Feature,
   wallet: string,
   results: FeatureResults,
-  tokens: TokenService,
+  { tokens, config }: GateDependencies,
+  named: NamedPolicy | undefined,
 ): GateResponse {
-  const policy = policyOf(headers, policyHeadersOf(module)) ?? {};
-  const token = tokens.sign({ ...results, sub: wallet, feature, pol: policyDigest(policy) });
-  return { status: 200, body: { success: true, token, publicKey: wallet, feature, ...results }, headers: NO_STORE };
-}
-
-const policyHeaderCache = new WeakMap<Feature, readonly string[]>();
-/** The feature's own policy headers plus the geolocation policy every feature accepts. */
-function policyHeadersOf(module: Feature): readonly string[] {
-  let names = policyHeaderCache.get(module);
-  if (!names) {
-    names = [...new Set([...module.policyHeaders, ...GEO_POLICY_HEADERS])];
-    policyHeaderCache.set(module, names);
-  }
-  return names;
+  const pol = named ? named.digest : policyDigest(policyOf(headers, policyHeadersOf(module)) ?? {});
+  const token = tokens.sign({ ...results, sub: wallet, feature, pol, pnm: named?.name });
+  const responseHeaders = config.setCookie ? { ...NO_STORE, 'Set-Cookie': sessionCookie(token, headers, config) } : NO_STORE;
+  return { status: 200, body: { success: true, token, publicKey: wallet, feature, ...results }, headers: responseHeaders };
 }
 
 

@@ -6,6 +6,7 @@ const ALLOWED_HEADERS = [
   'X-404-Signature',
   'X-404-Addr',
   'X-404-Feature',
+  'X-404-Policy',
   'x-jwt',
   'excluded_mints',
   'max_holdings',

@@ -2,6 +2,8 @@
  * The OpenAPI 3.1 description of the whole gate, served at /openapi.json. Built from small tables
  * (the features' headers, the error codes of each status) so it reads like CONTRACT.md and a new
  * feature or code is one line. test/e2e/openapi.test.ts checks real answers of every route against it.
+ * The served document also names the operator policies the gate has loaded (POLICIES_FILE), so it
+ * is built per configuration (buildOpenApiDocument) and rebuilt when SIGHUP reloads them.
  */
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -191,7 +193,32 @@ function headerParameter(spec: HeaderSpec): JsonObject {
   return parameter;
 }
 
-function featureGet(feature: FeatureName): JsonObject {
+/** What the served document says about this gate's configuration. */
+export interface OpenApiOptions {
+  /** The operator policies per feature (POLICIES_FILE); absent: none. */
+  policyNames?: Partial<Record<FeatureName, readonly string[]>> | undefined;
+  policyMode?: 'open' | 'pinned';
+  jwtAlg?: 'HS256' | 'EdDSA' | 'ES256';
+  /** X404_COOKIE. */
+  cookieName?: string;
+}
+
+function policyParameters(feature: FeatureName, options: OpenApiOptions): JsonObject[] {
+  const names = options.policyNames?.[feature] ?? [];
+  const schema: JsonObject = names.length > 0 ? { type: 'string', enum: [...names] } : { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' };
+  const pinned = options.policyMode === 'pinned';
+  const description =
+    (names.length > 0 ? `Selects one of this gate's policies for ${feature}: ${names.join(', ')} (GET /x404_policies lists them). ` : 'Selects a named operator policy (POLICIES_FILE; this gate has none for this feature). ') +
+    (pinned
+      ? 'This gate is pinned: without a name the feature\'s "default" policy applies, and policy headers, when sent, must equal the policy\'s (else 401 POLICY_MISMATCH).'
+      : 'Without a name the request\'s own policy headers are the policy.');
+  return [
+    { name: 'X-404-Policy', in: 'header', required: false, description, schema },
+    { name: 'policy', in: 'query', required: false, description: `Same as X-404-Policy, for clients that cannot add headers. ${description}`, schema },
+  ];
+}
+
+function featureGet(feature: FeatureName, options: OpenApiOptions): JsonObject {
   const errors: Record<number, string[]> = structuredClone(COMMON_ERRORS);
   for (const { status, codes } of FEATURE_FAILURES[feature]) errors[status] = [...(errors[status] ?? []), ...codes];
 
@@ -205,6 +232,7 @@ function featureGet(feature: FeatureName): JsonObject {
         'Cache-Control': headerRef('CacheControl'),
         'Access-Control-Allow-Origin': headerRef('AccessControlAllowOrigin'),
         'Access-Control-Expose-Headers': headerRef('AccessControlExposeHeaders'),
+        'Set-Cookie': { description: 'With X404_SET_COOKIE=true, a sign-in sets the token as an HttpOnly cookie for forward auth.', schema: { type: 'string' } },
       },
       content: { [JSON_TYPE]: { schema: { oneOf: [ref('NonceReady'), ref('LoginSuccess'), ref('ReauthSuccess')] } } },
     },
@@ -231,6 +259,7 @@ function featureGet(feature: FeatureName): JsonObject {
       { $ref: '#/components/parameters/Addr' },
       { ...headerParameter({ name: 'X-404-Feature', description: 'Must equal the feature of the path.', requiredToSignIn: true }), schema: { type: 'string', const: feature } },
       { $ref: '#/components/parameters/Jwt' },
+      ...policyParameters(feature, options),
       ...FEATURE_HEADERS[feature].map(headerParameter),
     ],
     responses,
@@ -257,10 +286,52 @@ function preflight(feature: FeatureName): JsonObject {
   };
 }
 
-function featurePaths(): JsonObject {
+function featurePaths(options: OpenApiOptions): JsonObject {
   const paths: JsonObject = {};
-  for (const feature of FEATURE_NAMES) paths[`/x404_auth/${feature}`] = { get: featureGet(feature), options: preflight(feature) };
+  for (const feature of FEATURE_NAMES) paths[`/x404_auth/${feature}`] = { get: featureGet(feature, options), options: preflight(feature) };
   return paths;
+}
+
+function forwardAuth(options: OpenApiOptions): JsonObject {
+  const cookieName = options.cookieName ?? 'x404_token';
+  const requirement = (name: string, what: string): JsonObject[] => [
+    { name, in: 'query', required: false, description: `The ${what} the protected route requires.`, schema: { type: 'string' } },
+    { name: `X-404-${name[0]!.toUpperCase()}${name.slice(1)}`, in: 'header', required: false, description: `The ${what} the protected route requires; when the query names one too, both must agree.`, schema: { type: 'string' } },
+  ];
+  const challenge = { 'WWW-Authenticate': { description: 'Bearer realm="x404"', required: true, schema: { type: 'string' } }, 'Cache-Control': headerRef('CacheControl') };
+  return {
+    get: {
+      operationId: 'forward_auth',
+      tags: ['forward auth'],
+      summary: 'Is this token good for the protected route? (nginx auth_request, Traefik ForwardAuth, Caddy forward_auth, Envoy ext_authz)',
+      description:
+        'Any method is answered alike (proxies ask with the method of the request they guard, OPTIONS included). Not rate limited: the proxy calls once per request it guards. The token comes from `Authorization: Bearer`, `x-jwt` or the cookie; a token issued under a named policy passes only while that policy is unchanged.',
+      security: [{ bearerToken: [] }, { gateToken: [] }, { cookieToken: [] }],
+      parameters: [
+        ...requirement('feature', 'feature'),
+        ...requirement('policy', 'operator policy (by name)'),
+        { name: 'Authorization', in: 'header', required: false, description: '`Bearer <token>`.', schema: { type: 'string' } },
+        { $ref: '#/components/parameters/Jwt' },
+        { name: cookieName, in: 'cookie', required: false, description: 'The token, as X404_SET_COOKIE sets it.', schema: { type: 'string' } },
+      ],
+      responses: {
+        '200': {
+          description: 'The token is valid and meets the requirements; the body is its claims.',
+          headers: {
+            'X-404-Wallet': { description: 'The wallet (the token\'s sub).', required: true, schema: MINT },
+            'X-404-Feature': { description: 'The token\'s feature.', required: true, schema: { type: 'string', enum: [...FEATURE_NAMES] } },
+            'X-404-Policy': { description: 'The operator policy the token was issued under, when it was a named one.', schema: { type: 'string' } },
+            'X-404-Tier': { description: 'tier: the tier the wallet reached.', schema: { type: 'string', enum: ['bronze', 'silver', 'gold'] } },
+            'Cache-Control': headerRef('CacheControl'),
+          },
+          content: { [JSON_TYPE]: { schema: ref('GateTokenClaims') } },
+        },
+        '400': errorResponse(400, ['INVALID_HEADER']),
+        '401': { ...errorResponse(401, ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'FEATURE_MISMATCH', 'POLICY_MISMATCH']), headers: { ...(errorResponse(401, []).headers as JsonObject), ...challenge } },
+        '431': errorResponse(431, ['HEADERS_TOO_LARGE']),
+      },
+    },
+  };
 }
 
 const schemas: JsonObject = {
@@ -272,6 +343,8 @@ const schemas: JsonObject = {
       nonce: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Single use, bound to the feature; also in X-404-Nonce.' },
       mechanism: { type: 'string', description: 'Leading word of the challenge\'s feature constant; also in X-404-Mechanism.' },
       expiresIn: { type: 'integer', minimum: 1, description: 'Seconds until the nonce expires.' },
+      policyMode: { type: 'string', enum: ['open', 'pinned'], description: 'Only when the gate has operator policies (POLICIES_FILE): POLICY_MODE.' },
+      policies: { type: 'array', items: { type: 'string' }, description: 'Only when the gate has operator policies: the names of this feature\'s, for X-404-Policy or ?policy=.' },
     },
     additionalProperties: false,
   },
@@ -280,7 +353,7 @@ const schemas: JsonObject = {
     required: ['success', 'token', 'publicKey', 'feature'],
     properties: {
       success: { const: true },
-      token: { type: 'string', pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$', description: 'HS256 JWT; claims in GateTokenClaims.' },
+      token: { type: 'string', pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$', description: 'JWT (HS256, or EdDSA/ES256 with a kid per JWT_ALG); claims in GateTokenClaims.' },
       publicKey: MINT,
       feature: { type: 'string', enum: [...FEATURE_NAMES] },
       tier: { type: 'string', enum: ['bronze', 'silver', 'gold'], description: 'tier: the highest tier met.' },
@@ -329,7 +402,7 @@ const schemas: JsonObject = {
   },
   GateTokenClaims: {
     type: 'object',
-    description: 'Claims of the token in LoginSuccess (verify with HS256 and JWT_SECRET).',
+    description: 'Claims of the token in LoginSuccess (verify with HS256 and JWT_SECRET, or with EdDSA/ES256 and the keys at /.well-known/jwks.json).',
     required: ['sub', 'feature', 'iat', 'exp', 'jti', 'pol'],
     properties: {
       sub: { ...MINT, description: 'The wallet.' },
@@ -338,9 +411,61 @@ const schemas: JsonObject = {
       exp: { type: 'integer' },
       jti: { type: 'string' },
       pol: { type: 'string', description: 'base64url(SHA-256(canonical JSON of the policy headers checked)); canonical: lower-case header name → value as sent, keys sorted, no whitespace.' },
+      pnm: { type: 'string', description: 'The operator policy (POLICIES_FILE) the token was issued under, when it was a named one.' },
+      iss: { type: 'string', description: 'JWT_ISSUER, when set (always with EdDSA/ES256).' },
+      aud: { type: 'string', description: 'JWT_AUDIENCE, when set.' },
       tier: { type: 'string', enum: ['bronze', 'silver', 'gold'] },
     },
     additionalProperties: true,
+  },
+  PolicyListing: {
+    type: 'object',
+    required: ['mode', 'policies'],
+    properties: {
+      mode: { type: 'string', enum: ['open', 'pinned'], description: 'POLICY_MODE.' },
+      policies: {
+        type: 'object',
+        description: 'feature → policy name → the policy.',
+        propertyNames: { enum: [...FEATURE_NAMES] },
+        additionalProperties: {
+          type: 'object',
+          additionalProperties: {
+            type: 'object',
+            required: ['pol', 'headers'],
+            properties: {
+              pol: { type: 'string', description: 'The `pol` of tokens issued under this policy.' },
+              headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'The policy headers exactly as a request would carry them.' },
+            },
+            additionalProperties: false,
+          },
+        },
+      },
+    },
+    additionalProperties: false,
+  },
+  JsonWebKeySet: {
+    type: 'object',
+    required: ['keys'],
+    properties: {
+      keys: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          required: ['kty', 'kid', 'alg', 'use'],
+          properties: {
+            kty: { enum: ['OKP', 'EC'] },
+            crv: { enum: ['Ed25519', 'P-256'] },
+            alg: { enum: ['EdDSA', 'ES256'] },
+            use: { const: 'sig' },
+            kid: { type: 'string', description: 'RFC 7638 thumbprint unless the key file names it; tokens carry it in their header.' },
+            x: { type: 'string' },
+            y: { type: 'string' },
+          },
+          not: { required: ['d'] },
+        },
+      },
+    },
   },
 };
 
@@ -361,7 +486,8 @@ const parameters: JsonObject = {
   Jwt: headerParameter({ name: 'x-jwt', description: 'A token from an earlier sign-in, to re-authenticate without signing.' }),
 };
 
-export const openApiDocument: JsonObject = {
+export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
+  return {
   openapi: '3.1.0',
   info: {
     title: 'x404 gate',
@@ -377,6 +503,7 @@ export const openApiDocument: JsonObject = {
   jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
   tags: [
     { name: 'authentication', description: 'The feature endpoints (SEED-SPEC §4–§5).' },
+    { name: 'forward auth', description: 'For reverse proxies and relying parties: check tokens, list policies, publish keys.' },
     { name: 'operations', description: 'Health, metrics and this document.' },
   ],
   paths: {
@@ -413,7 +540,35 @@ export const openApiDocument: JsonObject = {
         },
       },
     },
-    ...featurePaths(),
+    '/x404_verify': forwardAuth(options),
+    '/x404_policies': {
+      get: {
+        operationId: 'policies',
+        tags: ['forward auth'],
+        summary: 'The operator policies (POLICIES_FILE) and the `pol` of each',
+        responses: {
+          '200': { description: 'Every named policy per feature; empty without POLICIES_FILE.', headers: { 'Cache-Control': headerRef('CacheControl') }, content: { [JSON_TYPE]: { schema: ref('PolicyListing') } } },
+          '405': errorResponse(405, ['METHOD_NOT_ALLOWED']),
+        },
+      },
+    },
+    '/.well-known/jwks.json': {
+      get: {
+        operationId: 'jwks',
+        tags: ['forward auth'],
+        summary: 'The public keys that verify the gate\'s tokens (JWT_ALG EdDSA or ES256)',
+        responses: {
+          '200': {
+            description: `The key set; may be cached for the max-age given.${options.jwtAlg === undefined || options.jwtAlg === 'HS256' ? ' (This gate signs with HS256 and answers 404.)' : ''}`,
+            headers: { 'Cache-Control': { required: true, schema: { type: 'string', pattern: '^public, max-age=[0-9]+$' } } },
+            content: { 'application/jwk-set+json': { schema: ref('JsonWebKeySet') } },
+          },
+          '404': errorResponse(404, ['NOT_FOUND']),
+          '405': errorResponse(405, ['METHOD_NOT_ALLOWED']),
+        },
+      },
+    },
+    ...featurePaths(options),
   },
   components: {
     schemas,
@@ -424,6 +579,12 @@ export const openApiDocument: JsonObject = {
     },
     securitySchemes: {
       gateToken: { type: 'apiKey', in: 'header', name: 'x-jwt', description: 'A gate token, for re-authentication.' },
+      bearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A gate token (forward auth).' },
+      cookieToken: { type: 'apiKey', in: 'cookie', name: options.cookieName ?? 'x404_token', description: 'A gate token in the X404_COOKIE cookie (forward auth).' },
     },
   },
-};
+  };
+}
+
+/** The document of a gate with the default configuration (HS256, no operator policies). */
+export const openApiDocument: JsonObject = buildOpenApiDocument();

@@ -2,6 +2,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { GateError, internalError } from '../errors.js';
+import { handleForwardAuth } from '../gate/forward-auth.js';
 import { handleAuthRequest, type GateDependencies, type GateResponse } from '../gate/pipeline.js';
 import { isFeatureName } from '../features/names.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
@@ -19,7 +20,7 @@ export interface ServerHooks {
   /** Called once per answered request (metrics). */
   onResponse?(route: string, status: number, startedAtNs: bigint): void;
   /** Extra GET routes answered as-is (e.g. /metrics, /openapi.json). */
-  routes?: Record<string, () => Promise<{ body: string; contentType: string }>>;
+  routes?: Record<string, () => Promise<RawBody>>;
   health?(): Promise<Record<string, unknown>>;
 }
 
@@ -30,10 +31,26 @@ export interface GateServer {
 }
 
 export const SERVICE_NAME = 'x404-gate';
-/** A pipeline response, or a non-JSON body (metrics, documents) under `raw`. */
-type Answer = GateResponse & { raw?: { body: string; contentType: string } };
+interface RawBody {
+  body: string;
+  contentType: string;
+  headers?: Record<string, string>;
+}
+/** A pipeline response, or a body written as it is (metrics, documents) under `raw`. */
+type Answer = GateResponse & { raw?: RawBody };
 const JSON_TYPE = 'application/json; charset=utf-8';
 const AUTH_PREFIX = '/x404_auth/';
+const FORWARD_AUTH_PATH = '/x404_verify';
+const FORWARD_AUTH_SUFFIXED = `${FORWARD_AUTH_PATH}/`;
+const POLICIES_PATH = '/x404_policies';
+const JWKS_PATH = '/.well-known/jwks.json';
+/**
+ * Relying parties and proxies may cache the key set this long. A new key is published (added
+ * second in JWT_PRIVATE_KEYS_FILE) at least this long before it signs, so every cache knows it by
+ * then (README: Asymmetric tokens and key rotation); jose's remote key sets also refetch on an unknown kid.
+ */
+export const JWKS_MAX_AGE_SECONDS = 300;
+const JWKS_HEADERS = { 'Cache-Control': `public, max-age=${JWKS_MAX_AGE_SECONDS}` };
 
 export async function startServer(
   config: Config,
@@ -58,7 +75,7 @@ export async function startServer(
       const { body, contentType } = response.raw ?? { body: response.json ?? JSON.stringify(response.body), contentType: JSON_TYPE };
       writeResponse(res, response.status, body, contentType, [
         state.corsHeaders,
-        response.headers,
+        response.headers ?? response.raw?.headers,
         state.extraHeaders,
       ]);
     }
@@ -103,6 +120,16 @@ export async function startServer(
         throw new GateError(431, 'HEADERS_TOO_LARGE', `Request headers exceed ${config.maxHeaderBytes} bytes`);
       });
     }
+    // Before the preflight answer: a proxy asks with the method of the request it guards, OPTIONS
+    // included, and a 204 here would let that request through without a token.
+    // `/x404_verify/<the guarded path>` too, as Envoy's ext_authz (path_prefix) asks: the query is then
+    // the guarded request's, not the proxy configuration's, so it is not read.
+    if (path === FORWARD_AUTH_PATH || path.startsWith(FORWARD_AUTH_SUFFIXED)) {
+      state.route = FORWARD_AUTH_PATH;
+      // Not rate limited: the proxy calls once per request it guards, from its own address.
+      const request = { headers: state.headers, query: path === FORWARD_AUTH_PATH ? req.getQuery() : '' };
+      return serve(res, state, () => handleForwardAuth(request, deps));
+    }
     if (method === 'OPTIONS') {
       state.route = 'preflight';
       writeResponse(res, 204, undefined, JSON_TYPE, [cors.preflightFor(state.origin)]);
@@ -116,14 +143,33 @@ export async function startServer(
       state.route = `/x404_auth/${feature}`;
       if (method !== 'GET') return serve(res, state, () => methodNotAllowed(method));
       const headers = state.headers;
-      if (!rateLimiter) return serve(res, state, () => handleAuthRequest({ feature, path, headers }, deps));
+      // ?policy= selects an operator policy; read only when there are policies (the query is otherwise ignored).
+      const policyQuery = deps.policies ? req.getQuery('policy') || undefined : undefined;
+      if (!rateLimiter) return serve(res, state, () => handleAuthRequest({ feature, path, headers, policyQuery }, deps));
       return serve(res, state, async () => {
         if (rateLimiter) {
           const decision = await rateLimiter.hit(rateLimitKey(clientAddress(state.remoteAddress, headers.get('x-forwarded-for'), config.trustProxy)));
           if (!decision.allowed) throw rateLimitedError(decision);
           state.extraHeaders = rateLimitHeaders(decision);
         }
-        return handleAuthRequest({ feature, path, headers }, deps);
+        return handleAuthRequest({ feature, path, headers, policyQuery }, deps);
+      });
+    }
+
+    if (path === POLICIES_PATH) {
+      state.route = POLICIES_PATH;
+      if (method !== 'GET') return serve(res, state, () => methodNotAllowed(method));
+      const body = deps.policies?.listingJson ?? '{"mode":"open","policies":{}}';
+      return serve(res, state, () => ({ status: 200, body: {}, raw: { body, contentType: JSON_TYPE, headers: { 'Cache-Control': 'no-cache' } } }));
+    }
+
+    if (path === JWKS_PATH) {
+      state.route = JWKS_PATH;
+      if (method !== 'GET') return serve(res, state, () => methodNotAllowed(method));
+      const jwks = deps.tokens.jwks;
+      return serve(res, state, () => {
+        if (jwks === undefined) throw new GateError(404, 'NOT_FOUND', 'This gate signs tokens with HS256 (JWT_ALG), so it has no public keys to publish');
+        return { status: 200, body: {}, raw: { body: jwks, contentType: 'application/jwk-set+json', headers: JWKS_HEADERS } };
       });
     }
 

@@ -3,18 +3,16 @@ import { buildChallenge, featurePath } from './challenge.js';
 import { decodeTokenClaims } from './claims.js';
 import { X404Error } from './errors.js';
 import { describeFailure, errorFromResponse, getFeature, retryAfterSeconds, type Fetch, type GateResponse } from './http.js';
-import { isFeature, policyToHeaders, type Feature, type PolicyFor } from './policy.js';
+import { isFeature, policyToHeaders, type Feature, type GeoPolicy, type PolicyFor } from './policy.js';
 import { resolveSigner, type ResolvedSigner, type Signer } from './signer.js';
 import { sharedDefaultStorage, storageKey, type TokenStorage } from './storage.js';
 
 export type AuthStep = 'reauthenticating' | 'requesting-nonce' | 'signing' | 'logging-in';
 
-export interface AuthenticateOptions<F extends Feature> {
+interface AuthenticateBase<F extends Feature> {
   /** Where the gate is served, e.g. `https://gate.example.com` (no trailing `/x404_auth`). */
   baseUrl: string;
   feature: F;
-  /** The feature's headers as an object; see PolicyByFeature. */
-  policy: PolicyFor<F>;
   signer: Signer;
   /** Where tokens are kept; default localStorage in browsers, memory elsewhere. `false`: never reuse or keep a token. */
   storage?: TokenStorage | false;
@@ -25,6 +23,15 @@ export interface AuthenticateOptions<F extends Feature> {
   /** Told each step as it starts, e.g. to show "Check your wallet…" during `signing`. */
   onProgress?: (step: AuthStep) => void;
 }
+
+/**
+ * Which rules the wallet is checked against: `policy`, the feature's headers as an object (see
+ * PolicyByFeature), or `policyName`, one of the gate's operator policies (GET /x404_policies), sent
+ * as X-404-Policy; the page then sends no policy headers of its own (a pinned gate's default policy
+ * is `policyName: 'default'`), only the caller's position (`lat`, `long`) when the policy needs it.
+ */
+export type AuthenticateOptions<F extends Feature> = AuthenticateBase<F> &
+  ({ policy: PolicyFor<F>; policyName?: undefined } | { policyName: string; policy?: PolicyFor<F> | Pick<GeoPolicy, 'lat' | 'long'> });
 
 export interface AuthResult {
   token: string;
@@ -52,7 +59,9 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
   const endpoint = `${baseUrl}${featurePath(feature)}`;
   const fetchImpl: Fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const storage = options.storage === false ? undefined : (options.storage ?? sharedDefaultStorage());
-  const headers = policyToHeaders(feature, options.policy);
+  // Under an operator policy nothing is filled in for the page: what it sends must be the policy's.
+  const headers = options.policy === undefined && options.policyName !== undefined ? { policy: {}, location: {} } : policyToHeaders(feature, options.policy, { defaults: options.policyName === undefined });
+  const selection: Record<string, string> = options.policyName === undefined ? {} : { 'x-404-policy': options.policyName };
 
   let signer: ResolvedSigner;
   try {
@@ -63,7 +72,7 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
   const key = storageKey(baseUrl, feature, signer.address);
 
   if (storage) {
-    const reused = await reauthenticate(fetchImpl, endpoint, feature, signer.address, headers.policy, storage, key, onProgress, signal);
+    const reused = await reauthenticate(fetchImpl, endpoint, feature, signer.address, { ...headers.policy, ...selection }, storage, key, onProgress, signal);
     if (reused) return reused;
   }
 
@@ -87,6 +96,7 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
       {
         ...headers.policy,
         ...headers.location,
+        ...selection,
         'x-404-nonce': nonce,
         'x-404-signature': bs58.encode(signature),
         'x-404-addr': signer.address,

@@ -13,6 +13,11 @@ export interface GateTokenClaims {
   jti: string;
   /** base64url(SHA-256(canonical JSON of the policy headers the gate checked)). */
   pol?: string;
+  /** The gate operator's policy the token was issued under, when it was a named one. */
+  pnm?: string;
+  /** The gate's JWT_ISSUER / JWT_AUDIENCE, when set (always `iss` with EdDSA/ES256 tokens). */
+  iss?: string;
+  aud?: string | string[];
   /** Feature results, e.g. `tier`. */
   [result: string]: unknown;
 }

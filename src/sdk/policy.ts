@@ -99,11 +99,17 @@ function headerText(name: string, value: unknown): string {
  * The policy's headers, lower-case names → values, split into the policy proper (what the gate
  * digests into the token's `pol`) and the caller's location. Absent (`undefined`/`null`) entries
  * are not sent. blacklist requires `geo_code` and `geo_code_locs` (SEED-SPEC §4.2), so they default
- * to off for it, exactly as the gate then sees them.
+ * to off for it, exactly as the gate then sees them (`defaults: false` leaves them out: under an
+ * operator policy the page sends only what it was given). The gate reads POLICIES_FILE with this
+ * same function, so an object from that file digests to the `pol` of its tokens.
  */
-export function policyToHeaders(feature: Feature, policy: object | undefined): { policy: Record<string, string>; location: Record<string, string> } {
+export function policyToHeaders(
+  feature: Feature,
+  policy: object | undefined,
+  options: { defaults?: boolean } = {},
+): { policy: Record<string, string>; location: Record<string, string> } {
   const entries: Record<string, unknown> = { ...(policy as Record<string, unknown> | undefined) };
-  if (feature === 'blacklist') {
+  if (feature === 'blacklist' && options.defaults !== false) {
     entries.geo_code ??= false;
     entries.geo_code_locs ??= '';
   }

@@ -1,9 +1,9 @@
-import { errors as joseErrors, jwtVerify } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { GateTokenClaims } from '../sdk/claims.js';
 import { isFeature, type Feature, type PolicyFor } from '../sdk/policy.js';
 import { policyDigest } from './policy-digest.js';
 
-export type GateTokenErrorCode = 'INVALID_TOKEN' | 'TOKEN_EXPIRED' | 'FEATURE_MISMATCH' | 'POLICY_MISMATCH' | 'WALLET_MISMATCH';
+export type GateTokenErrorCode = 'INVALID_TOKEN' | 'TOKEN_EXPIRED' | 'FEATURE_MISMATCH' | 'POLICY_MISMATCH' | 'WALLET_MISMATCH' | 'JWKS_UNAVAILABLE';
 
 /** Why a token was refused; `code` is stable, the message is for logs. */
 export class GateTokenError extends Error {
@@ -17,39 +17,108 @@ export class GateTokenError extends Error {
   }
 }
 
-export interface VerifyGateTokenOptions<F extends Feature> {
-  /** The gate's JWT_SECRET. */
-  secret: string | Uint8Array;
+/** Where the key comes from: the gate's JWT_SECRET (HS256), or its public keys (EdDSA / ES256). */
+export type GateKeySource =
+  | {
+      /** The gate's JWT_SECRET (JWT_ALG=HS256). */
+      secret: string | Uint8Array;
+      jwks?: undefined;
+    }
+  | {
+      /**
+       * The gate's public keys (JWT_ALG=EdDSA or ES256): the URL of its `/.well-known/jwks.json`
+       * (fetched and cached by jose: refetched after 10 minutes, or on an unknown kid at most every
+       * 30 s), or a key set `{keys: […]}` you hold yourself.
+       */
+      jwks: string | URL | JSONWebKeySet;
+      secret?: undefined;
+    };
+
+export type VerifyGateTokenOptions<F extends Feature> = GateKeySource & {
   /** The feature the token must have been issued for. */
   feature: F;
+  /** The token's `iss` must be this (the gate's JWT_ISSUER); recommended with `jwks`. */
+  issuer?: string;
+  /** The token's `aud` must include this (the gate's JWT_AUDIENCE). */
+  audience?: string;
   /** When given, the token must have been issued under exactly this policy (the object the page passed to `authenticate`). */
   policy?: PolicyFor<F>;
+  /** When given, the token must have been issued under this operator policy of the gate (its `pnm`). */
+  policyName?: string;
   /** When given, the token must belong to this wallet (base58). */
   wallet?: string;
   /** Seconds of clock skew tolerated on `exp`/`iat`; default 0. */
   clockToleranceSeconds?: number;
+};
+
+/** One remote key set per URL, so its cache is shared by every call (jose refetches it on its own). */
+const remoteSets = new Map<string, JWTVerifyGetKey>();
+const localSets = new WeakMap<JSONWebKeySet, { getKey: JWTVerifyGetKey; algorithms: string[] }>();
+/** The gate's asymmetric algorithms; jose only pairs each with a key of its type (OKP for EdDSA, EC P-256 for ES256). */
+const ASYMMETRIC_ALGORITHMS = ['EdDSA', 'ES256'];
+
+function keyFor(source: GateKeySource): { key: Uint8Array | JWTVerifyGetKey; algorithms: string[]; remote: boolean } {
+  if (source.jwks === undefined) {
+    const key = typeof source.secret === 'string' ? new TextEncoder().encode(source.secret) : source.secret;
+    if (!key || key.length === 0) throw new TypeError('secret must not be empty (or pass jwks for a gate that signs with EdDSA/ES256)');
+    return { key, algorithms: ['HS256'], remote: false };
+  }
+  if (typeof source.jwks === 'string' || source.jwks instanceof URL) {
+    const url = new URL(source.jwks);
+    let set = remoteSets.get(url.href);
+    if (set === undefined) {
+      set = createRemoteJWKSet(url);
+      remoteSets.set(url.href, set);
+    }
+    return { key: set, algorithms: ASYMMETRIC_ALGORITHMS, remote: true };
+  }
+  let local = localSets.get(source.jwks);
+  if (local === undefined) {
+    local = { getKey: createLocalJWKSet(source.jwks), algorithms: algorithmsOf(source.jwks) };
+    localSets.set(source.jwks, local);
+  }
+  return { key: local.getKey, algorithms: local.algorithms, remote: false };
+}
+
+/** The algorithms the keys themselves allow: Ed25519 → EdDSA, P-256 → ES256. Never HS256 or none. */
+function algorithmsOf(set: JSONWebKeySet): string[] {
+  if (!Array.isArray(set?.keys)) throw new TypeError('jwks must be a URL or a JSON Web Key Set {keys: [...]}');
+  const algorithms = new Set<string>();
+  for (const jwk of set.keys) {
+    if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') algorithms.add('EdDSA');
+    else if (jwk.kty === 'EC' && jwk.crv === 'P-256') algorithms.add('ES256');
+  }
+  if (algorithms.size === 0) throw new TypeError('jwks holds no Ed25519 or P-256 key');
+  return [...algorithms];
 }
 
 /**
- * Verify a token issued by the gate: HS256 only (the algorithm is pinned, so `none` or an
- * asymmetric-key confusion cannot pass), signature, expiry, then `feature`, `pol` and the wallet.
- * Resolves the claims or rejects with GateTokenError. Runs in Node and on edge runtimes (jose, WebCrypto).
+ * Verify a token issued by the gate: the signature (HS256 with `secret`, or EdDSA/ES256 with the
+ * gate's `jwks`; the allowed algorithms follow from the key, never from the token, so `alg: none`
+ * and algorithm confusion cannot pass), expiry, `iss`/`aud` when asked, then `feature`, the policy
+ * (`pol` for `policy`, `pnm` for `policyName`) and the wallet. Resolves the claims or rejects with
+ * GateTokenError. Runs in Node and on edge runtimes (jose, WebCrypto, fetch).
  */
 export async function verifyGateToken<F extends Feature>(token: string, options: VerifyGateTokenOptions<F>): Promise<GateTokenClaims> {
   if (!isFeature(options.feature)) throw new TypeError(`feature must be a gate feature name, got "${String(options.feature)}"`);
-  const key = typeof options.secret === 'string' ? new TextEncoder().encode(options.secret) : options.secret;
-  if (key.length === 0) throw new TypeError('secret must not be empty');
+  const { key, algorithms, remote } = keyFor(options);
 
   let claims: GateTokenClaims;
   try {
-    const { payload } = await jwtVerify(token, key, {
-      algorithms: ['HS256'],
+    const { payload } = await jwtVerify(token, key as Uint8Array, {
+      algorithms,
       requiredClaims: ['sub', 'feature', 'exp', 'iat'],
       clockTolerance: options.clockToleranceSeconds ?? 0,
+      ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
+      ...(options.audience === undefined ? {} : { audience: options.audience }),
     });
     claims = payload as GateTokenClaims;
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) throw new GateTokenError('TOKEN_EXPIRED', 'The token has expired', { cause: error });
+    if (remote && keySetUnavailable(error)) {
+      throw new GateTokenError('JWKS_UNAVAILABLE', `The gate's key set could not be fetched: ${(error as Error).message}`, { cause: error });
+    }
+    if (error instanceof joseErrors.JWKSNoMatchingKey) throw new GateTokenError('INVALID_TOKEN', 'The token was not signed by a key of the gate\'s key set', { cause: error });
     throw new GateTokenError('INVALID_TOKEN', `The token is not a valid gate token: ${(error as Error).message}`, { cause: error });
   }
 
@@ -59,6 +128,9 @@ export async function verifyGateToken<F extends Feature>(token: string, options:
   if (options.wallet !== undefined && claims.sub !== options.wallet) {
     throw new GateTokenError('WALLET_MISMATCH', `The token belongs to wallet ${String(claims.sub)}, not ${options.wallet}`);
   }
+  if (options.policyName !== undefined && claims.pnm !== options.policyName) {
+    throw new GateTokenError('POLICY_MISMATCH', `The token was issued under ${typeof claims.pnm === 'string' ? `policy "${claims.pnm}"` : 'no named policy'}, not "${options.policyName}"`);
+  }
   if (options.policy !== undefined) {
     const expected = await policyDigest(options.feature, options.policy);
     if (claims.pol !== expected) {
@@ -66,4 +138,11 @@ export async function verifyGateToken<F extends Feature>(token: string, options:
     }
   }
   return claims;
+}
+
+/** Fetching the key set failed (network, timeout, not 200, not a key set), as opposed to a bad token. */
+function keySetUnavailable(error: unknown): boolean {
+  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid) return true;
+  if (!(error instanceof joseErrors.JOSEError)) return true;
+  return error.code === 'ERR_JOSE_GENERIC';
 }

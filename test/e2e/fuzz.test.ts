@@ -31,12 +31,12 @@ const CONCURRENCY = 48;
 const RATE_LIMIT = 200;
 const FEATURES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age'] as const;
 type Feature = (typeof FEATURES)[number];
-const ROUTES = [...FEATURES.map((feature) => `/x404_auth/${feature}`), '/health', 'unknown'] as const;
+const ROUTES = [...FEATURES.map((feature) => `/x404_auth/${feature}`), '/x404_verify', '/health', 'unknown'] as const;
 
 /** CONTRACT §3–§7: the codes each status may carry. 200 and 204 carry none. */
 const CODES_BY_STATUS: Record<number, ReadonlySet<string>> = {
   400: new Set(['MISSING_HEADER', 'INVALID_HEADER', 'FEATURE_MISMATCH']),
-  401: new Set(['INVALID_NONCE', 'NONCE_EXPIRED', 'NONCE_REUSED', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'POLICY_MISMATCH']),
+  401: new Set(['INVALID_NONCE', 'NONCE_EXPIRED', 'NONCE_REUSED', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'POLICY_MISMATCH', 'MISSING_TOKEN', 'TOKEN_EXPIRED', 'FEATURE_MISMATCH']),
   403: new Set(['EXCEEDS_MAX_HOLDING']),
   404: new Set(['NOT_FOUND']),
   405: new Set(['METHOD_NOT_ALLOWED']),
@@ -319,6 +319,15 @@ function plan(route: (typeof ROUTES)[number], index: number, tokens: string[]): 
       headers.push(['x-jwt', g.chance(0.6) && tokens.length > 0 ? g.pick(tokens) : g.pick([() => g.ascii(g.length(300)), () => `${g.ascii(20)}.${g.ascii(40)}.${g.ascii(43)}`, () => 'x'.repeat(9000), () => g.unicode(20)])()]);
     }
     if (g.chance(0.7)) headers.push(...policyHeaders(g, policyFeature));
+  }
+  if (route === '/x404_verify') {
+    // Forward auth: requirements in the query and headers, tokens in every place it reads them.
+    if (g.chance(0.5)) target += `${target.includes('?') ? '&' : '?'}feature=${encodeURIComponent(g.pick([...FEATURES, '', g.unicode(4)]))}`;
+    if (g.chance(0.3)) target += `${target.includes('?') ? '&' : '?'}policy=${encodeURIComponent(g.pick(['launch', '', g.ascii(8)]))}`;
+    const token = (): string => (g.chance(0.6) && tokens.length > 0 ? g.pick(tokens) : g.pick([() => g.ascii(g.length(300)), () => `${g.ascii(20)}.${g.ascii(40)}.${g.ascii(43)}`, () => g.unicode(20)])());
+    if (g.chance(0.5)) headers.push(['Authorization', g.pick([`Bearer ${token()}`, `bearer ${token()}`, `Basic ${g.ascii(20)}`, 'Bearer ', g.unicode(10)])]);
+    if (g.chance(0.2)) headers.push(['Cookie', `${g.pick(['x404_token', 'other', g.ascii(6)])}=${token()}${g.chance(0.3) ? `; ${g.ascii(30)}` : ''}`]);
+    if (g.chance(0.2)) headers.push(['X-404-Policy', g.pick(['launch', g.ascii(10), g.unicode(5)])]);
   }
   headers.push(...randomHeaders(g, g.chance(0.7) ? g.int(4) : g.int(40)));
   const xff = forwardedFor(g);

@@ -1,10 +1,15 @@
+import { createPrivateKey, sign } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApiDocument } from '../../src/http/openapi.js';
+import { buildOpenApiDocument, openApiDocument } from '../../src/http/openapi.js';
 import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
-import { blacklistPolicy, get, getNonce, login, signedHeaders, type HttpResult } from '../helpers/client.js';
+import { blacklistPolicy, decodeJwt, get, getNonce, login, signedHeaders, type HttpResult } from '../helpers/client.js';
+import { generateKeyFile, launchPolicies } from '../helpers/launch.js';
 import { startGate, startStack, type GateProcess, type Stack } from '../helpers/gate.js';
 
 /**
@@ -68,10 +73,16 @@ function conforms(path: string, method: string, result: HttpResult, responseRef?
     }
   }
   if (path.startsWith('/x404_auth/blacklist') && result.status >= 400) seen.add(`${result.status} ${result.body.error}`);
+  if (path === '/x404_verify' && result.status >= 400) seenForwardAuth.add(`${result.status} ${result.body.error}`);
 }
+const seenForwardAuth = new Set<string>();
 
 let stack: Stack;
 let limited: GateProcess;
+/** EdDSA tokens, pinned operator policies, the session cookie: the other shape of the document. */
+let launch: GateProcess;
+let launchDir: string;
+let launchKeys: string;
 const policy = blacklistPolicy({ excluded: [demoMint('banned')], max: { [demoMint('usdc')]: '1000000000' } });
 const clean = demoWallet('clean');
 const blacklistUrl = (): string => `${stack.gateUrl}/x404_auth/blacklist`;
@@ -79,10 +90,28 @@ const blacklistUrl = (): string => `${stack.gateUrl}/x404_auth/blacklist`;
 beforeAll(async () => {
   stack = await startStack();
   limited = await startGate({ rpcUrl: stack.localnet.url, env: { RATE_LIMIT_PER_MINUTE: '3', NONCE_TTL_SECONDS: '1' } });
+  launchDir = mkdtempSync(join(tmpdir(), 'x404-openapi-'));
+  launchKeys = join(launchDir, 'keys.pem');
+  await generateKeyFile(launchKeys);
+  writeFileSync(join(launchDir, 'policies.json'), JSON.stringify(launchPolicies()));
+  launch = await startGate({
+    rpcUrl: stack.localnet.url,
+    env: {
+      JWT_ALG: 'EdDSA',
+      JWT_PRIVATE_KEYS_FILE: launchKeys,
+      JWT_ISSUER: 'https://gate.example',
+      POLICIES_FILE: join(launchDir, 'policies.json'),
+      POLICY_MODE: 'pinned',
+      X404_SET_COOKIE: 'true',
+      X404_COOKIE: 'session',
+    },
+  });
 });
 afterAll(async () => {
+  await launch?.stop('SIGKILL');
   await limited?.stop('SIGKILL');
   await stack?.stop();
+  if (launchDir) rmSync(launchDir, { recursive: true, force: true });
 });
 
 describe('the OpenAPI document', () => {
@@ -90,6 +119,21 @@ describe('the OpenAPI document', () => {
     const result = await get(`${stack.gateUrl}/openapi.json`);
     conforms('/openapi.json', 'get', result);
     expect(result.body).toEqual(JSON.parse(JSON.stringify(openApiDocument)));
+  });
+
+  it('names the operator policies, mode, algorithm and cookie of the gate serving it', async () => {
+    const served = (await get(`${launch.url}/openapi.json`)).body;
+    const expected = buildOpenApiDocument({
+      policyNames: { blacklist: ['free', 'launch'], tier: ['vip'], timelock: [], multitoken: [], activity: [], nodebt: [], age: [] },
+      policyMode: 'pinned',
+      jwtAlg: 'EdDSA',
+      cookieName: 'session',
+    });
+    expect(served).toEqual(JSON.parse(JSON.stringify(expected)));
+    const selector = served.paths['/x404_auth/blacklist'].get.parameters.find((parameter: any) => parameter.name === 'X-404-Policy');
+    expect(selector.schema.enum).toEqual(['free', 'launch']);
+    expect(selector.description).toContain('pinned');
+    expect(served.paths['/x404_verify'].get.parameters.some((parameter: any) => parameter.in === 'cookie' && parameter.name === 'session')).toBe(true);
   });
 
   it('has only $refs that resolve, and describes every feature with GET and OPTIONS', () => {
@@ -128,6 +172,69 @@ describe('operations routes', () => {
 
   it('unknown paths answer the documented 404', async () => {
     conforms('/nope', 'get', await get(`${stack.gateUrl}/nope`), pointer('components', 'responses', 'NotFound'));
+  });
+
+  it('/x404_policies and /.well-known/jwks.json, on an HS256 gate without policies and on a launch gate', async () => {
+    for (const url of [stack.gateUrl, launch.url]) conforms('/x404_policies', 'get', await get(`${url}/x404_policies`));
+    const listing = await get(`${launch.url}/x404_policies`);
+    expect(Object.keys(listing.body.policies.blacklist)).toEqual(['free', 'launch']);
+    const none = await get(`${stack.gateUrl}/.well-known/jwks.json`);
+    expect(none.status).toBe(404);
+    conforms('/.well-known/jwks.json', 'get', none);
+    const jwks = await get(`${launch.url}/.well-known/jwks.json`);
+    expect(jwks.status).toBe(200);
+    conforms('/.well-known/jwks.json', 'get', jwks);
+    const post = await fetch(`${launch.url}/x404_policies`, { method: 'POST' });
+    conforms('/x404_policies', 'post', { status: post.status, headers: post.headers, body: await post.json() }, pointer('paths', '/x404_policies', 'get', 'responses', '405'));
+  });
+});
+
+describe('forward auth (/x404_verify)', () => {
+  it('answers 200 with the documented headers and claims, and every documented refusal', async () => {
+    const clean = demoWallet('clean');
+    const { nonce } = await getNonce(launch.url, 'blacklist');
+    const signedIn = await get(`${launch.url}/x404_auth/blacklist?policy=launch`, signedHeaders(clean.secretKey, nonce, 'blacklist'));
+    expect(signedIn.headers.get('set-cookie')).toMatch(/^session=/);
+    conforms('/x404_auth/blacklist', 'get', signedIn);
+    const nonceWithPolicies = await getNonce(launch.url, 'blacklist');
+    expect(nonceWithPolicies.result.body.policies).toEqual(['free', 'launch']);
+    conforms('/x404_auth/blacklist', 'get', nonceWithPolicies.result);
+    const token = signedIn.body.token as string;
+    const bearer = { Authorization: `Bearer ${token}` };
+
+    const passed = await get(`${launch.url}/x404_verify?feature=blacklist&policy=launch`, bearer);
+    expect([passed.status, passed.headers.get('x-404-policy')]).toEqual([200, 'launch']);
+    conforms('/x404_verify', 'get', passed);
+    const hs256Token = (await login(stack.gateUrl, 'blacklist', clean.secretKey, policy)).body.token as string;
+    conforms('/x404_verify', 'get', await get(`${stack.gateUrl}/x404_verify?feature=blacklist`, { Authorization: `Bearer ${hs256Token}` }));
+
+    const [header] = token.split('.');
+    const now = Math.floor(Date.now() / 1000);
+    const expiredInput = `${header}.${Buffer.from(JSON.stringify({ ...decodeJwt(token), iat: now - 100, exp: now - 10 })).toString('base64url')}`;
+    const expired = `${expiredInput}.${sign(null, Buffer.from(expiredInput), createPrivateKey(readFileSync(launchKeys))).toString('base64url')}`;
+    const refusals: [string, Record<string, string>, number, string][] = [
+      ['', {}, 401, 'MISSING_TOKEN'],
+      ['', { Authorization: `Bearer ${hs256Token}` }, 401, 'INVALID_TOKEN'],
+      ['', { Authorization: `Bearer ${expired}` }, 401, 'TOKEN_EXPIRED'],
+      ['?feature=tier', bearer, 401, 'FEATURE_MISMATCH'],
+      ['?policy=free', bearer, 401, 'POLICY_MISMATCH'],
+      ['?policy=nope', bearer, 400, 'INVALID_HEADER'],
+      ['', { ...bearer, 'x-padding': 'p'.repeat(40_000) }, 431, 'HEADERS_TOO_LARGE'],
+    ];
+    for (const [query, headers, status, code] of refusals) {
+      const result = await get(`${launch.url}/x404_verify${query}`, headers);
+      expect([result.status, result.body.error], `${query} ${code}`).toEqual([status, code]);
+      conforms('/x404_verify', 'get', result);
+    }
+  });
+
+  it('every error the document lists for /x404_verify was answered by the gate', () => {
+    const documented = new Set<string>();
+    for (const [status, response] of Object.entries<any>(doc.paths['/x404_verify'].get.responses)) {
+      if (Number(status) < 400) continue;
+      for (const code of response.content['application/json'].schema.allOf[1].properties.error.enum) documented.add(`${status} ${code}`);
+    }
+    expect([...seenForwardAuth].sort()).toEqual([...documented].sort());
   });
 });
 

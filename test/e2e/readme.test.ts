@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -9,6 +10,8 @@ import type { Page } from 'playwright-core';
 import { demoWallet } from '../../src/localnet/fixture.js';
 import { authenticate, resolveSigner } from '../../src/sdk/index.js';
 import { startStack, type Stack } from '../helpers/gate.js';
+import { eventually } from '../helpers/launch.js';
+import { freePort, startNginx } from '../helpers/nginx.js';
 import { bundleSdkForBrowser, launchBrowser, servePages, type Browser, type PageServer } from './browser-harness.js';
 
 /**
@@ -18,6 +21,10 @@ import { bundleSdkForBrowser, launchBrowser, servePages, type Browser, type Page
  * ```ts x404-example backend  → a module whose default export's fetch(Request) gets real tokens;
  * ```sh x404-example          → bash, with `x404` on PATH and ~/.config/solana/id.json the demo wallet.
  * Placeholder gate URLs (https://gate.example.com, http://localhost:3000) become the test gate's.
+ * "Running a launch": ```sh x404-example launch-setup, launch-gate (run in the background; `npm start`
+ * starts the built gate, mainnet's URL becomes the local chain's), ```nginx x404-example launch-nginx
+ * (run by Debian's nginx on a free port, in front of a small mint API on another) and
+ * ```sh x404-example launch-try (localhost:8080 becomes that nginx).
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README = process.env.X404_README_PATH ?? join(ROOT, 'README.md');
@@ -29,9 +36,20 @@ interface Example {
   code: string;
 }
 
+/** bash running `code` in `cwd`; resolves its exit code and output. */
+function runBash(code: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', code], { cwd, env });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (exit) => resolve({ code: exit, output }));
+  });
+}
+
 function examples(): Example[] {
   const found: Example[] = [];
-  for (const match of readFileSync(README, 'utf8').matchAll(/^```(\w+) x404-example ?(\w*)\n([\s\S]*?)^```$/gm)) {
+  for (const match of readFileSync(README, 'utf8').matchAll(/^```(\w+) x404-example ?([\w-]*)\n([\s\S]*?)^```$/gm)) {
     found.push({ lang: match[1] as string, kind: match[2] as string, code: match[3] as string });
   }
   return found;
@@ -140,7 +158,7 @@ describe('README examples', () => {
   });
 
   it('the operator example runs with the x404 command', async () => {
-    const shellExamples = all.filter((example) => example.lang === 'sh');
+    const shellExamples = all.filter((example) => example.lang === 'sh' && example.kind === '');
     expect(shellExamples.length).toBeGreaterThan(0);
     const home = join(work, 'home');
     const bin = join(work, 'bin');
@@ -164,6 +182,72 @@ describe('README examples', () => {
       });
       expect(run.code, run.output).toBe(0);
       expect(run.output).toContain(`Valid blacklist token for ${demoWallet('clean').publicKey}`);
+    }
+  });
+});
+
+describe('Running a launch (README)', () => {
+  it('the setup, gate, nginx and try-it blocks run as written: only the signed-in wallet reaches the mint API', async () => {
+    const all = examples();
+    const block = (kind: string): string => {
+      const found = all.find((example) => example.kind === kind);
+      expect(found, `README has a x404-example ${kind} block`).toBeDefined();
+      return found!.code;
+    };
+    const dir = join(work, 'launch');
+    const home = join(dir, 'home');
+    const bin = join(dir, 'bin');
+    mkdirSync(join(home, '.config/solana'), { recursive: true });
+    mkdirSync(bin, { recursive: true });
+    mkdirSync(join(dir, 'nginx'), { recursive: true });
+    writeFileSync(join(home, '.config/solana/id.json'), JSON.stringify([...demoWallet('clean').secretKey]));
+    writeFileSync(join(bin, 'x404'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist/src/cli/x404.js')}" "$@"\n`);
+    // `npm start` in a checkout is `node dist/src/main.js`; this directory is not a checkout.
+    writeFileSync(join(bin, 'npm'), `#!/bin/sh\n[ "$1" = start ] && exec "${process.execPath}" "${join(ROOT, 'dist/src/main.js')}"\necho "npm shim: only npm start" >&2; exit 2\n`);
+    chmodSync(join(bin, 'x404'), 0o755);
+    chmodSync(join(bin, 'npm'), 0o755);
+    const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home };
+
+    const setup = await runBash(block('launch-setup'), dir, env);
+    expect(setup.code, setup.output).toBe(0);
+    expect(statSync(join(dir, 'jwt-keys.pem')).mode & 0o777).toBe(0o600);
+
+    let mintCalls = 0;
+    const mintApi = createServer((request, response) => {
+      mintCalls++;
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ minted: true, wallet: request.headers['x-wallet'] ?? null }));
+    });
+    await new Promise<void>((resolve) => mintApi.listen(0, '127.0.0.1', resolve));
+    const gatePort = await freePort();
+    let gate: ChildProcess | undefined;
+    let gateOutput = '';
+    let nginx: Awaited<ReturnType<typeof startNginx>> | undefined;
+    try {
+      const gateScript = block('launch-gate').replaceAll('https://api.mainnet-beta.solana.com', stack.localnet.url);
+      gate = spawn('bash', ['-euo', 'pipefail', '-c', gateScript], { cwd: dir, env: { ...env, PORT: String(gatePort), HOST: '127.0.0.1' }, detached: true });
+      gate.stdout?.on('data', (chunk: Buffer) => (gateOutput += chunk.toString()));
+      gate.stderr?.on('data', (chunk: Buffer) => (gateOutput += chunk.toString()));
+      await eventually('the README gate to answer /health', async () => {
+        if (gate?.exitCode !== null) throw new Error(`the README gate exited:\n${gateOutput}`);
+        return fetch(`http://127.0.0.1:${gatePort}/health`).then((response) => response.ok, () => false);
+      }, 20_000);
+
+      const mintPort = (mintApi.address() as { port: number }).port;
+      nginx = await startNginx(join(dir, 'nginx'), (port) =>
+        block('launch-nginx').replace('listen 8080;', `listen 127.0.0.1:${port};`).replaceAll('127.0.0.1:3000', `127.0.0.1:${gatePort}`).replaceAll('127.0.0.1:4000', `127.0.0.1:${mintPort}`),
+      );
+
+      const tryIt = await runBash(block('launch-try').replaceAll('http://localhost:8080', nginx.url), dir, env);
+      expect(tryIt.code, `${tryIt.output}\n--- gate ---\n${gateOutput}\n--- nginx ---\n${nginx.log()}`).toBe(0);
+      expect(tryIt.output).toContain(`{"minted":true,"wallet":"${demoWallet('clean').publicKey}"}`);
+      expect(tryIt.output).toContain(`Valid blacklist token for ${demoWallet('clean').publicKey}`);
+      expect(mintCalls).toBe(1); // the refused request never reached it
+      expect(gateOutput).toContain('"policyMode":"pinned"');
+    } finally {
+      await nginx?.stop();
+      if (gate?.pid !== undefined && gate.exitCode === null) process.kill(-gate.pid, 'SIGKILL');
+      await new Promise((resolve) => mintApi.close(resolve));
     }
   });
 });

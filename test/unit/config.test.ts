@@ -52,7 +52,57 @@ describe('configuration', () => {
     [{ TRUST_PROXY: '-1' }, 'TRUST_PROXY'],
     [{ RATE_LIMIT_PER_MINUTE: '1.5' }, 'RATE_LIMIT_PER_MINUTE'],
     [{ X404_MECHANISM: 'has space' }, 'X404_MECHANISM'],
+    [{ POLICY_MODE: 'strict' }, 'POLICY_MODE'],
+    [{ POLICY_MODE: 'pinned' }, 'POLICY_MODE'],
+    [{ JWT_ALG: 'RS256' }, 'JWT_ALG'],
+    [{ JWT_ALG: 'none' }, 'JWT_ALG'],
+    [{ JWT_ALG: 'EdDSA', JWT_ISSUER: 'https://gate.example' }, 'JWT_PRIVATE_KEYS_FILE'],
+    [{ JWT_ALG: 'ES256', JWT_PRIVATE_KEYS_FILE: './keys.pem' }, 'JWT_ISSUER'],
+    [{ JWT_PRIVATE_KEYS_FILE: './keys.pem' }, 'JWT_PRIVATE_KEYS_FILE'],
+    [{ JWT_ISSUER: 'has space' }, 'JWT_ISSUER'],
+    [{ JWT_AUDIENCE: 'say "hi"' }, 'JWT_AUDIENCE'],
+    [{ X404_COOKIE: 'no;semicolons' }, 'X404_COOKIE'],
+    [{ X404_SET_COOKIE: 'yes' }, 'X404_SET_COOKIE'],
   ])('names the variable when %o is invalid', (override, variable) => {
     expect(variableOf({ ...BASE, ...override })).toBe(variable);
+  });
+
+  it('defaults to HS256 tokens, open policies and the x404_token cookie, set by nobody', () => {
+    expect(loadConfig(BASE)).toMatchObject({
+      jwtAlg: 'HS256',
+      jwtPrivateKeysFile: undefined,
+      jwtIssuer: undefined,
+      jwtAudience: undefined,
+      policiesFile: undefined,
+      policyMode: 'open',
+      cookieName: 'x404_token',
+      setCookie: false,
+    });
+  });
+
+  it('reads asymmetric tokens, operator policies and the cookie settings', () => {
+    const config = loadConfig({
+      ...BASE,
+      JWT_ALG: 'eddsa',
+      JWT_PRIVATE_KEYS_FILE: './keys.pem',
+      JWT_ISSUER: 'https://gate.example.com',
+      JWT_AUDIENCE: 'mint-api',
+      POLICIES_FILE: './policies.json',
+      POLICY_MODE: 'pinned',
+      X404_COOKIE: '__Host-x404',
+      X404_SET_COOKIE: 'true',
+    });
+    expect(config).toMatchObject({
+      jwtAlg: 'EdDSA',
+      jwtPrivateKeysFile: './keys.pem',
+      jwtIssuer: 'https://gate.example.com',
+      jwtAudience: 'mint-api',
+      policiesFile: './policies.json',
+      policyMode: 'pinned',
+      cookieName: '__Host-x404',
+      setCookie: true,
+    });
+    // HS256 may carry an issuer too; it then goes in every token.
+    expect(loadConfig({ ...BASE, JWT_ISSUER: 'https://gate.example.com' }).jwtIssuer).toBe('https://gate.example.com');
   });
 });

@@ -225,6 +225,26 @@ describe('authenticate error mapping', () => {
     });
   });
 
+  it('under an operator policy sends X-404-Policy and only what the page gave: no blacklist defaults', async () => {
+    const secretKey = await keypairBytes();
+    const signer = await resolveSigner({ secretKey });
+    const success = (): Response => json(200, { success: true, token: 'a.b.c', publicKey: signer.address, feature: 'blacklist' });
+    let { fetch, requests } = scriptedFetch([nonceReply, success]);
+    await authenticate({ baseUrl: 'http://gate', feature: 'blacklist', policyName: 'launch', signer: { secretKey }, storage: false, fetch });
+    expect(requests[1]!.headers).toEqual({ 'x-404-nonce': 'n1', 'x-404-signature': expect.any(String), 'x-404-addr': signer.address, 'x-404-feature': 'blacklist', 'x-404-policy': 'launch' });
+    // A position still goes along (geolocation policies), and a stored token is re-checked under the name.
+    const storage = memoryStorage();
+    ({ fetch, requests } = scriptedFetch([nonceReply, success]));
+    await authenticate({ baseUrl: 'http://gate', feature: 'blacklist', policyName: 'launch', policy: { lat: 1, long: 2 }, signer: { secretKey }, storage, fetch });
+    expect(requests[1]!.headers).toMatchObject({ 'x-lat': '1', 'x-long': '2', 'x-404-policy': 'launch' });
+    expect(requests[1]!.headers).not.toHaveProperty('geo_code');
+    const valid = `e30.${Buffer.from(JSON.stringify({ sub: signer.address, feature: 'blacklist', exp: 9_999_999_999 })).toString('base64url')}.s`;
+    await storage.set(storageKey('http://gate', 'blacklist', signer.address), valid);
+    ({ fetch, requests } = scriptedFetch([() => json(200, { success: true, alreadyAuthenticated: true, publicKey: signer.address, feature: 'blacklist' })]));
+    await authenticate({ baseUrl: 'http://gate', feature: 'blacklist', policyName: 'launch', signer: { secretKey }, storage, fetch });
+    expect(requests[0]!.headers).toEqual({ 'x-jwt': valid, 'x-404-feature': 'blacklist', 'x-404-policy': 'launch' });
+  });
+
   it('maps gate error bodies to their codes, including location outcomes that carry only status', async () => {
     const secretKey = await keypairBytes();
     const cases: Array<[Response, object]> = [

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { base64url, SignJWT, UnsecuredJWT } from 'jose';
+import { createHash, createHmac, generateKeyPairSync } from 'node:crypto';
+import { base64url, exportJWK, SignJWT, UnsecuredJWT, type JSONWebKeySet } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { policyToHeaders } from '../../src/sdk/index.js';
 import { policyDigest as gatePolicyDigest, policyOf } from '../../src/token/policy.js';
@@ -70,5 +70,58 @@ describe('verifyGateToken', () => {
     await expect(verifyGateToken(unsecured, { secret: SECRET, feature: 'blacklist' })).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
     const hs512 = await mint({ sub: WALLET, feature: 'blacklist' }, { alg: 'HS512' });
     await expect(verifyGateToken(hs512, { secret: SECRET, feature: 'blacklist' })).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
+  });
+});
+
+describe('verifyGateToken with a key set (EdDSA / ES256 gates)', () => {
+  const ed = generateKeyPairSync('ed25519');
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const stranger = generateKeyPairSync('ed25519');
+  let jwks: JSONWebKeySet;
+  const claims = { sub: WALLET, feature: 'blacklist', pol: 'p', pnm: 'launch', iss: 'https://gate.example', aud: 'mint-api' };
+
+  const signed = (key: typeof ed.privateKey, header: Record<string, unknown>, payload: Record<string, unknown> = claims): Promise<string> =>
+    new SignJWT(payload).setProtectedHeader(header as never).setIssuedAt().setExpirationTime('1h').setJti('j').sign(key);
+
+  it('accepts tokens of either key, checking iss, aud and the policy name', async () => {
+    jwks = { keys: [{ ...(await exportJWK(ed.publicKey)), kid: 'ed', alg: 'EdDSA', use: 'sig' }, { ...(await exportJWK(ec.publicKey)), kid: 'ec', alg: 'ES256', use: 'sig' }] };
+    const options = { jwks, feature: 'blacklist' as const, issuer: 'https://gate.example', audience: 'mint-api', policyName: 'launch' };
+    expect(await verifyGateToken(await signed(ed.privateKey, { alg: 'EdDSA', kid: 'ed' }), options)).toMatchObject({ sub: WALLET, pnm: 'launch' });
+    expect(await verifyGateToken(await signed(ec.privateKey, { alg: 'ES256', kid: 'ec' }), options)).toMatchObject({ sub: WALLET });
+  });
+
+  it.each([
+    ['another policy name', { policyName: 'free' }, 'POLICY_MISMATCH'],
+    ['another issuer', { issuer: 'https://other.example' }, 'INVALID_TOKEN'],
+    ['another audience', { audience: 'other-api' }, 'INVALID_TOKEN'],
+  ])('refuses a token checked against %s', async (_label, override, code) => {
+    const token = await signed(ed.privateKey, { alg: 'EdDSA', kid: 'ed' });
+    await expect(verifyGateToken(token, { jwks, feature: 'blacklist', issuer: 'https://gate.example', audience: 'mint-api', policyName: 'launch', ...override })).rejects.toMatchObject({ code });
+  });
+
+  it('allows only the algorithms of the keys: none, HS256 keyed with the public key, an unknown kid and a stranger\'s key are refused', async () => {
+    const hs256 = (key: Buffer | string, kid: string): string => {
+      const input = `${base64url.encode(JSON.stringify({ alg: 'HS256', kid }))}.${base64url.encode(JSON.stringify({ ...claims, iat: 1, exp: 9_999_999_999 }))}`;
+      return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
+    };
+    const edJwk = jwks.keys[0]!;
+    const refused = {
+      none: new UnsecuredJWT(claims).setIssuedAt().setExpirationTime('1h').encode(),
+      'HS256 keyed with x': hs256(Buffer.from(edJwk.x as string, 'base64url'), 'ed'),
+      'HS256 keyed with the PEM': hs256(ed.publicKey.export({ format: 'pem', type: 'spki' }) as string, 'ed'),
+      'unknown kid': await signed(ed.privateKey, { alg: 'EdDSA', kid: 'nope' }),
+      "a stranger's key under our kid": await signed(stranger.privateKey, { alg: 'EdDSA', kid: 'ed' }),
+      'ES256 header on the Ed25519 kid': await signed(ec.privateKey, { alg: 'ES256', kid: 'ed' }),
+    };
+    for (const [label, token] of Object.entries(refused)) {
+      await expect(verifyGateToken(token, { jwks, feature: 'blacklist' }), label).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
+    }
+    // An HS256 set (kty oct) is not a gate key set: no algorithm to allow.
+    await expect(verifyGateToken(refused.none, { jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] }, feature: 'blacklist' })).rejects.toThrow(TypeError);
+  });
+
+  it('says JWKS_UNAVAILABLE when the key set URL cannot be fetched, not INVALID_TOKEN', async () => {
+    const token = await signed(ed.privateKey, { alg: 'EdDSA', kid: 'ed' });
+    await expect(verifyGateToken(token, { jwks: 'http://127.0.0.1:9/.well-known/jwks.json', feature: 'blacklist' })).rejects.toMatchObject({ code: 'JWKS_UNAVAILABLE' });
   });
 });
