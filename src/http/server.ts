@@ -117,13 +117,15 @@ export async function startServer(
       if (method !== 'GET') return serve(res, state, () => methodNotAllowed(method));
       const headers = state.headers;
       if (!rateLimiter) return serve(res, state, () => handleAuthRequest({ feature, path, headers }, deps));
+      // LOGIN_TIMEOUT_MS counts from here, the limiter's wait included.
+      const receivedAtMs = performance.now();
       return serve(res, state, async () => {
         if (rateLimiter) {
           const decision = await rateLimiter.hit(rateLimitKey(clientAddress(state.remoteAddress, headers.get('x-forwarded-for'), config.trustProxy)));
           if (!decision.allowed) throw rateLimitedError(decision);
           state.extraHeaders = rateLimitHeaders(decision);
         }
-        return handleAuthRequest({ feature, path, headers }, deps);
+        return handleAuthRequest({ feature, path, headers, receivedAtMs }, deps);
       });
     }
 
