@@ -132,7 +132,7 @@ function reauthenticate({ feature, headers }: AuthRequest, claims: GateClaims): 
 
 async function timedLogin(request: AuthRequest, deps: GateDependencies): Promise<GateResponse> {
   const done = deps.metrics?.startLoginTimer(request.feature);
-  const answer = boundLogin(request.receivedAtMs ?? performance.now(), deps, (run) => login(request, deps, run));
+  const answer = boundLogin(request.receivedAtMs, deps, (run) => login(request, deps, run));
   if (!done) return answer;
   try {
     const response = await answer;
