@@ -181,7 +181,9 @@ export class RpcClient {
     for (let attempt = 1; pending.length > 0; attempt++) {
       const choice = await this.chooseEndpoint(deadline, attempt > 1);
       if ('why' in choice) {
-        const reason = lastReason === '' ? choice.why : `${lastReason}; ${choice.why}`;
+        // "No answer in time" already says there is no time left.
+        const redundant = lastReason === choice.why || (lastReason === NO_ANSWER_IN_TIME && choice.why === NO_TIME_TO_RETRY);
+        const reason = lastReason === '' ? choice.why : redundant ? lastReason : `${lastReason}; ${choice.why}`;
         for (const member of pending) fail(member, reason, Math.max(choice.waitMs, lastRetryAfterMs));
         return;
       }
