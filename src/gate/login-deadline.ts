@@ -9,7 +9,7 @@ import type { GateResponse } from './pipeline.js';
  * it waits for — the verify pool's queue, the consumed-nonce store, RPC calls, their retries and
  * backoff.
  *
- * Two layers. The login's own work is given a deadline ANSWER_RESERVE_MS before that bound: the
+ * Two layers. The login's own work is given a deadline answerReserveMs() before that bound: the
  * chain reader it uses (ChainReader.withDeadline) stops retrying and aborts requests in flight by
  * then. And one timer per login answers 503 at that deadline whatever is still pending (a stuck
  * worker, a slow Redis, a read shared with a later login); the work still under way is then only
@@ -24,8 +24,14 @@ import type { GateResponse } from './pipeline.js';
  * once that login is certain to issue none.
  */
 
-/** Time kept between the work's deadline and the answer's: to release the nonce and write the 503. */
-export const ANSWER_RESERVE_MS = 50;
+/**
+ * Time kept between the work's deadline and the bound: to release the nonce, write the 503 and get
+ * it onto the wire even when the machine is busy (a timer or a write can be late by tens of ms on
+ * loaded cores). A tenth of LOGIN_TIMEOUT_MS, between 50 and 250 ms.
+ */
+export function answerReserveMs(loginTimeoutMs: number): number {
+  return Math.min(250, Math.max(50, Math.round(loginTimeoutMs / 10)));
+}
 
 /**
  * What the login has done to its nonce. `unknown`: the store failed after the command may have
@@ -70,8 +76,9 @@ export function boundLogin(
   const now = performance.now();
   const { loginTimeoutMs } = deps.config;
   const answerBy = (receivedAtMs ?? now) + loginTimeoutMs;
-  const run = new LoginRun(answerBy - ANSWER_RESERVE_MS);
-  const delayMs = receivedAtMs === undefined ? loginTimeoutMs - ANSWER_RESERVE_MS : Math.max(0, run.workDeadline - now);
+  const reserveMs = answerReserveMs(loginTimeoutMs);
+  const run = new LoginRun(answerBy - reserveMs);
+  const delayMs = receivedAtMs === undefined ? loginTimeoutMs - reserveMs : Math.max(0, run.workDeadline - now);
   return new Promise<GateResponse>((resolve, reject) => {
     const timer = setTimeout(() => {
       run.abandoned = true;

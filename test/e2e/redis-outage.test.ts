@@ -118,8 +118,9 @@ describe('Redis outage under two gates', () => {
       try {
         const started = performance.now();
         const result = await get(`${gate.url}/x404_auth/blacklist`, headers);
-        // The nonce store's own command timeout is 1000 ms; the login's bound comes first.
-        expect(performance.now() - started).toBeLessThanOrEqual(LOGIN_TIMEOUT_MS + 100);
+        // The nonce store's own command timeout (1000 ms) would answer at 1 s or later; the login's
+        // bound (500 ms) answers first. The margin absorbs a busy machine.
+        expect(performance.now() - started).toBeLessThan(900);
         // The SET was sent and may land once Redis wakes up: the nonce counts as spent.
         expectFailClosed(result, true);
       } finally {
