@@ -12,6 +12,8 @@ export interface LoadSpec {
   amount?: number;
   headers?: Record<string, string>;
   requests?: autocannon.Request[];
+  /** Send at most this many requests per second across all connections (default: as fast as answered). */
+  overallRate?: number;
 }
 
 export interface LoadResult {
@@ -46,6 +48,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
         ...(spec.amount === undefined ? { duration: spec.durationSec } : { amount: spec.amount }),
         ...(spec.headers ? { headers: spec.headers } : {}),
         ...(spec.requests ? { requests: spec.requests } : {}),
+        ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
       },
       (error, finished) => {
         clearTimeout(deadline);

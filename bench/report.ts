@@ -2,6 +2,7 @@ import type { VerifyCeiling } from './ceilings.js';
 import type { LoadResult } from './load.js';
 import type { MemoryResult } from './memory.js';
 import type { ScenarioResult } from './scenarios.js';
+import { LAG_SAMPLING_MS, RSS_BAND_MB, SOAK_LOAD, SOAK_NONCE_TTL_SECONDS, type SoakResult } from './soak.js';
 
 /** bench/RESULTS.md from one run's figures. */
 export interface MachineInfo {
@@ -35,6 +36,8 @@ export interface BenchReport {
   wallets: number;
   durations: { main: number; sweep: number };
   command: string;
+  /** The last `npm run bench -- --soak`, kept across other runs (it has its own date and machine). */
+  soak?: SoakResult & { machine: MachineInfo };
 }
 
 const f0 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en-US'));
@@ -194,7 +197,65 @@ export function renderReport(report: BenchReport): string {
       '',
     );
   }
+  if (report.soak) lines.push(...renderSoak(report.soak));
   return lines.join('\n');
+}
+
+/** The soak's own section: RESULTS.md keeps it when the other scenarios are run again. */
+export function renderSoak(soak: SoakResult & { machine: MachineInfo }): string[] {
+  const startedAt = new Date(soak.startedAt);
+  const minutes = (soak.durationSec / 60).toFixed(soak.durationSec % 60 === 0 ? 0 : 1);
+  const m = soak.machine;
+  const lines: string[] = [];
+  lines.push(`## Soak: ${minutes} minute${minutes === '1' ? '' : 's'} of mixed traffic at ${SOAK_LOAD * 100} % of capacity`, '');
+  lines.push(
+    `Produced by \`${soak.command}\` on ${startedAt.toISOString()} (${m.cpuModel}, ${m.cores} cores, Node ${m.node}; load average before → after ${m.loadBefore.map(f2).join(' / ')} → ${m.loadAfter.map(f2).join(' / ')}).` +
+      `${soak.durationSec < 600 ? ' **Shorter than the 10-minute soak: indicative only.**' : ''}`,
+    '',
+    `Every one of ${soak.connections} connections loops nonce → signed login (signed in the load generator, ${f0(soak.wallets)} wallets in rotation) → re-authentication with the token it just got. ` +
+      `Capacity: the same loop unthrottled for ${soak.probeSec} s; the soak then sends ${SOAK_LOAD * 100} % of it (autocannon \`overallRate\`). ` +
+      `Every ${soak.samples.length > 1 ? soak.samples[1]!.atSec - soak.samples[0]!.atSec : 10} s: the gate's RSS (/proc), its event-loop delay over the window (its own /metrics: prom-client's monitorEventLoopDelay, reset at each scrape, shown beyond its ${LAG_SAMPLING_MS} ms sampling period, so an idle loop reads 0), its CPU, throughput and errors.`,
+    '',
+    `The gate runs with NONCE_TTL_SECONDS=${SOAK_NONCE_TTL_SECONDS}: the consumed-nonce store holds each spent nonce until it would have expired, so it grows for one TTL and then stays at rate × TTL entries. ` +
+      'With the default 300 s that planned growth would fill half of a 10-minute soak; a shorter TTL lets the soak see whether anything else keeps growing.',
+    '',
+  );
+  const totalNon2xx = soak.load.non2xx + soak.load.errors;
+  lines.push(
+    table(
+      ['target', 'measured', ''],
+      [
+        [
+          `RSS flat (±${RSS_BAND_MB} MB) after the ${f0(soak.warmUpSec)} s warm-up`,
+          `${f1(soak.baselineRssMb)} MB at ${soak.samples.find((s) => s.atSec > soak.warmUpSec)?.atSec ?? '–'} s; ${f1(soak.minRssMb)}–${f1(soak.maxRssMb)} MB afterwards (${soak.maxRssMb - soak.baselineRssMb >= 0 ? '+' : ''}${f1(soak.maxRssMb - soak.baselineRssMb)} / ${f1(soak.minRssMb - soak.baselineRssMb)} MB)`,
+          soak.flat ? 'met' : '**missed**',
+        ],
+        ['RSS trend after the warm-up (least squares)', `${soak.rssTrendMbPerMin >= 0 ? '+' : ''}${f2(soak.rssTrendMbPerMin)} MB/min`, ''],
+      ],
+    ),
+    '',
+  );
+  lines.push(
+    table(
+      ['', 'value'],
+      [
+        ['capacity (probe, unthrottled)', `${f0(soak.capacityRps)} req/s, p99 ${f2(soak.probe.p99Ms)} ms, ${soak.probe.non2xx + soak.probe.errors} non-2xx`],
+        ['soak rate (target / achieved)', `${f0(soak.targetRps)} / ${f0(soak.load.rps)} req/s`],
+        ['responses, of which signed logins answered 200', `${f0(soak.load.responses)}, ${f0(soak.logins)}`],
+        ['latency over the soak (all requests)', `p50 ${f2(soak.load.p50Ms)} ms, p99 ${f2(soak.load.p99Ms)} ms, max ${f2(soak.load.maxMs)} ms`],
+        ['non-2xx and socket errors', `${totalNon2xx}${totalNon2xx > 0 ? ` (${JSON.stringify(soak.load.statusCounts)})` : ''}`],
+      ],
+    ),
+    '',
+  );
+  lines.push(
+    table(
+      ['at s', 'RSS MB', 'event-loop delay p50 / p99 / max ms', 'gate CPU % of a core', 'req/s', 'non-2xx'],
+      soak.samples.map((s) => [s.atSec, f1(s.rssMb), `${f2(s.lagP50Ms)} / ${f2(s.lagP99Ms)} / ${f2(s.lagMaxMs)}`, f0(s.gateCpuPercent), f0(s.rps), s.non2xx]),
+    ),
+    '',
+  );
+  return lines;
 }
 
 function scenarioTable(results: ScenarioResult[]): string {

@@ -8,6 +8,10 @@
  *   npm run bench -- --out=path.md     write the report elsewhere
  *   npm run bench -- --gate-dist=/tmp/x/dist   measure another build of the gate (a copy of dist/ with a change to try)
  *   npm run bench -- --render-only     rewrite RESULTS.md from RESULTS.json (after changing the report's layout)
+ *   npm run bench -- --soak            only the soak (bench/soak.ts): 10 minutes of mixed traffic at 70 % of the
+ *                                      capacity it measures first; adds its own section to RESULTS.md/.json,
+ *                                      leaving the rest as it was (a later full run keeps the soak section)
+ *   npm run bench -- --soak --soak-seconds=60 --probe-seconds=10   a shorter soak (smoke run)
  *
  * The local chain, the gate and the bare uWS reference each run as their own process, so their CPU
  * time and RSS come from /proc; autocannon runs in this process.
@@ -17,12 +21,14 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defaultWorkerThreads } from '../src/config.js';
+import { existsSync } from 'node:fs';
 import { measureVerifyCeiling } from './ceilings.js';
 import { setUpChain } from './chain-fixture.js';
 import { runLoad } from './load.js';
 import { memoryRun, type MemoryResult } from './memory.js';
 import { sampleProcess, startBareUwsProcess, startGateProcess, startLocalnetProcess, type Child, type LocalnetChild } from './processes.js';
-import { type BareResult, renderReport, type BenchReport, type MachineInfo } from './report.js';
+import { type BareResult, renderReport, renderSoak, type BenchReport, type MachineInfo } from './report.js';
+import { SOAK_NONCE_TTL_SECONDS, soak } from './soak.js';
 import {
   type BenchContext,
   FORWARD_AUTH_PATH,
@@ -46,6 +52,12 @@ const quick = args.has('--quick');
 const outArg = process.argv.slice(2).find((arg) => arg.startsWith('--out='));
 /** --gate-dist=<dir>: run the gate from another build (a copy of dist/ with a change to try). */
 const gateDist = process.argv.slice(2).find((arg) => arg.startsWith('--gate-dist='))?.slice('--gate-dist='.length);
+const numberArg = (name: string, fallback: number): number => {
+  const raw = process.argv.slice(2).find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!(value > 0)) throw new Error(`--${name} must be a positive number of seconds`);
+  return value;
+};
 const MAIN_SEC = quick ? 3 : 10;
 const SWEEP_SEC = quick ? 2 : 5;
 const MAIN_CONNECTIONS = 64;
@@ -233,9 +245,58 @@ async function main(): Promise<void> {
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
   };
   const out = outArg ? outArg.slice('--out='.length) : defaultOut;
+  report.soak = previousReport(out)?.soak;
   writeFileSync(out, renderReport(report));
   writeFileSync(out.replace(/\.md$/, '.json'), JSON.stringify(report, null, 2));
   log(`wrote ${out}`);
+}
+
+/** The report a previous run wrote next to `out`, if any. */
+function previousReport(out: string): Partial<BenchReport> | undefined {
+  const json = out.replace(/\.md$/, '.json');
+  if (!existsSync(json)) return undefined;
+  const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
+  if (report.startedAt !== undefined) {
+    report.startedAt = new Date(report.startedAt);
+    report.finishedAt = new Date(report.finishedAt);
+  }
+  return report;
+}
+
+/** `--soak`: the soak alone, written into its own section of the report at `out` (the rest kept). */
+async function soakMain(): Promise<void> {
+  const loadBefore = os.loadavg();
+  const durationSec = numberArg('soak-seconds', 600);
+  const probeSec = numberArg('probe-seconds', 20);
+  const wallets = benchWallets(WALLETS);
+  const localnet = await startLocalnetProcess();
+  let result: Awaited<ReturnType<typeof soak>>;
+  try {
+    const policy = await setUpChain(localnet, wallets);
+    const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, env: { NONCE_TTL_SECONDS: String(SOAK_NONCE_TTL_SECONDS) } });
+    try {
+      const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+      log('soak: warming the gate up (one login per wallet)');
+      await warmUp(ctx);
+      result = await soak({ ...ctx, localnet }, { durationSec, probeSec, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`, log });
+    } finally {
+      await gate.stop();
+    }
+  } finally {
+    await localnet.stop();
+  }
+  const out = outArg ? outArg.slice('--out='.length) : defaultOut;
+  const withMachine = { ...result, machine: machineInfo(loadBefore) };
+  const previous = previousReport(out);
+  if (previous?.main !== undefined) {
+    const report = { ...(previous as BenchReport), soak: withMachine };
+    writeFileSync(out, renderReport(report));
+    writeFileSync(out.replace(/\.md$/, '.json'), JSON.stringify(report, null, 2));
+  } else {
+    writeFileSync(out, ['# Benchmark results', '', ...renderSoak(withMachine)].join('\n'));
+    writeFileSync(out.replace(/\.md$/, '.json'), JSON.stringify({ soak: withMachine }, null, 2));
+  }
+  log(`soak: RSS ${result.flat ? 'flat' : 'NOT flat'} (${result.minRssMb.toFixed(1)}–${result.maxRssMb.toFixed(1)} MB after warm-up); wrote ${out}`);
 }
 
 function machineInfo(loadBefore: number[]): MachineInfo {
@@ -262,8 +323,11 @@ if (args.has('--render-only')) {
   const report = JSON.parse(readFileSync(out.replace(/\.md$/, '.json'), 'utf8')) as BenchReport;
   report.startedAt = new Date(report.startedAt);
   report.finishedAt = new Date(report.finishedAt);
-  writeFileSync(out, renderReport(report));
+  // A report holding only a soak (--soak with no earlier full run) renders as that section alone.
+  writeFileSync(out, report.main === undefined && report.soak ? ['# Benchmark results', '', ...renderSoak(report.soak)].join('\n') : renderReport(report));
   log(`rewrote ${out}`);
+} else if (args.has('--soak')) {
+  await soakMain();
 } else {
   await main();
 }

@@ -1,3 +1,4 @@
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { createChainReader } from './chain/reader.js';
 import type { Config } from './config.js';
@@ -20,6 +21,11 @@ import type { GateDependencies } from './gate/pipeline.js';
 /** The whole gate, wired from one Config: what `npm start`, `npm run dev` and the tests run. */
 export interface RunningGate {
   port: number;
+  /**
+   * Test seam: the verify pool's worker threads as they are now (none with WORKER_THREADS=0), so
+   * a test can terminate one mid-login and watch the pool recover (test/e2e/worker-crash.test.ts).
+   */
+  verifyWorkers(): readonly Worker[];
   /** Graceful: stop accepting, finish in-flight requests (bounded), close the pool and Redis. */
   stop(): Promise<void>;
   /**
@@ -85,6 +91,7 @@ export async function startGate(config: Config, logger: Logger): Promise<Running
     observer: {
       rpcCall: (method) => metrics.countRpcCall(method),
       rpcError: (method, kind) => metrics.countRpcError(method, kind),
+      rpcHedge: (outcome) => metrics.countRpcHedge(outcome),
       accountsBatch: (keys) => metrics.observeMultipleAccountsBatch(keys),
     },
   });
@@ -147,6 +154,7 @@ export async function startGate(config: Config, logger: Logger): Promise<Running
         }
       }
     },
+    verifyWorkers: () => signatures.workers?.() ?? [],
     async stop() {
       await server.shutdown(config.shutdownTimeoutMs);
       await Promise.allSettled([signatures.close(), chain.close(), consumedNonces.close(), rateLimiter?.close()]);

@@ -30,6 +30,13 @@ export interface Config {
   rpcBatchWindowMs: number;
   rpcTimeoutMs: number;
   rpcRetries: number;
+  /**
+   * With two or more RPC URLs: how long a read waits for the first provider before the same read
+   * also goes to the next one (first answer wins); 0 turns hedging off.
+   */
+  rpcHedgeMs: number;
+  /** Longest a signed login may take from being read to being answered, across all its RPC calls, retries and waits. */
+  loginTimeoutMs: number;
   rpcCommitment: 'processed' | 'confirmed' | 'finalized';
   /** Longest a request's headers may be, in bytes, before 431. */
   maxHeaderBytes: number;
@@ -228,6 +235,10 @@ export function loadConfig(env: Env = process.env): Config {
     rpcBatchWindowMs: integer(env, 'RPC_BATCH_WINDOW_MS', 2, 0, 1000),
     rpcTimeoutMs: integer(env, 'RPC_TIMEOUT_MS', 5000, 100, 120_000),
     rpcRetries: integer(env, 'RPC_RETRIES', 2, 0, 10),
+    rpcHedgeMs: integer(env, 'RPC_HEDGE_MS', 300, 0, 60_000),
+    // At most 60 s: a released nonce must still be held when its login lets go of it (the Redis
+    // entry outlives the nonce by 60 s, src/nonce/redis-store.ts).
+    loginTimeoutMs: integer(env, 'LOGIN_TIMEOUT_MS', 8000, 500, 60_000),
     rpcCommitment: oneOf(env, 'RPC_COMMITMENT', 'confirmed', ['processed', 'confirmed', 'finalized'] as const),
     maxHeaderBytes: integer(env, 'MAX_HEADER_BYTES', 32_768, 1024, 1_048_576),
     corsOrigins: text(env, 'CORS_ORIGINS', '*')

@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
-import { GateError } from '../errors.js';
+import { GateError, upstreamUnavailable } from '../errors.js';
 import { addressBytes } from './address.js';
 import { contextValue, isCount, malformed, parseAccountInfo } from './replies.js';
-import type { RpcClient, RpcRequest } from './rpc.js';
+import type { RpcClient, RpcOutcome, RpcRequest } from './rpc.js';
 import type { AccountInfo, ChainObserver, DataSlice } from './types.js';
 
 /** The validator refuses more keys per getMultipleAccounts (-32602, SOLANA.md). */
@@ -10,6 +10,10 @@ export const MAX_KEYS_PER_CALL = 100;
 
 interface Waiter {
   keys: readonly string[];
+  /** performance.now() ms by which this caller gets an answer (Infinity: none). */
+  deadline: number;
+  /** Set once the caller has its answer (it may have given up at its deadline before the call ended). */
+  settled: boolean;
   resolve(accounts: (AccountInfo | null)[]): void;
   reject(error: unknown): void;
 }
@@ -30,6 +34,10 @@ interface SliceGroup {
  * Each caller gets exactly its keys' accounts in its order. If a call carrying any of its keys
  * fails (or its reply is malformed), the caller's promise rejects with the 503: fail closed, no
  * partial answers. Callers whose keys all landed in calls that succeeded are unaffected.
+ *
+ * Deadlines: callers with different deadlines share one request. The request runs until the
+ * latest of them (the RPC client's deadline); each caller whose own deadline comes first is
+ * rejected with a 503 at that moment, while the request goes on for the others.
  */
 export class AccountBatcher {
   private groups = new Map<string, SliceGroup>();
@@ -42,9 +50,12 @@ export class AccountBatcher {
     private readonly observer: ChainObserver = {},
   ) {}
 
-  /** Keys must be base58 addresses (TypeError otherwise, so one caller's bad key cannot fail a shared call). */
-  /** `keysAreDerived`: the caller computed the keys from bytes (ATA derivation), so they are addresses. */
-  load(keys: readonly string[], slice?: DataSlice, keysAreDerived = false): Promise<(AccountInfo | null)[]> {
+  /**
+   * Keys must be base58 addresses (TypeError otherwise, so one caller's bad key cannot fail a shared
+   * call). `keysAreDerived`: the caller computed the keys from bytes (ATA derivation), so they are
+   * addresses. `deadlineMs`: performance.now() ms by which the caller wants its answer or a 503.
+   */
+  load(keys: readonly string[], slice?: DataSlice, keysAreDerived = false, deadlineMs = Infinity): Promise<(AccountInfo | null)[]> {
     if (!keysAreDerived) for (const key of keys) addressBytes(key);
     if (slice !== undefined && !(isCount(slice.offset) && isCount(slice.length))) {
       throw new TypeError('dataSlice offset and length must be whole numbers');
@@ -57,7 +68,9 @@ export class AccountBatcher {
       this.groups.set(groupKey, group);
     }
     for (const key of keys) group.keys.add(key);
-    const promise = new Promise<(AccountInfo | null)[]>((resolve, reject) => group.waiters.push({ keys: [...keys], resolve, reject }));
+    const promise = new Promise<(AccountInfo | null)[]>((resolve, reject) =>
+      group.waiters.push({ keys: [...keys], deadline: deadlineMs, settled: false, resolve, reject }),
+    );
     this.scheduleFlush();
     return promise;
   }
@@ -88,7 +101,7 @@ export class AccountBatcher {
       await this.send(groups);
     } catch (error) {
       // A bug must not leave callers waiting forever.
-      for (const group of groups) for (const waiter of group.waiters) waiter.reject(error);
+      for (const group of groups) for (const waiter of group.waiters) settle(waiter, error);
     }
   }
 
@@ -108,7 +121,7 @@ export class AccountBatcher {
       if (group.slice !== undefined) options.dataSlice = group.slice;
       return { method: 'getMultipleAccounts', params: [keys, options], parse: (result) => parseAccountList(result, keys.length, group.slice) };
     });
-    const outcomes = await this.rpc.batch(requests);
+    const outcomes = await this.sendUntilDeadlines(requests, groups);
 
     // Per group: each key's account (or null), or the error of the call that carried it.
     const answers = new Map(groups.map((group) => [group, new Map<string, AccountInfo | null | GateError>()]));
@@ -120,13 +133,59 @@ export class AccountBatcher {
     for (const group of groups) {
       const answer = answers.get(group)!;
       for (const waiter of group.waiters) {
+        if (waiter.settled) continue;
         const values = waiter.keys.map((key) => answer.get(key) as AccountInfo | null | GateError);
         const error = values.find((value) => value instanceof GateError);
-        if (error) waiter.reject(error);
-        else waiter.resolve(values as (AccountInfo | null)[]);
+        settle(waiter, error, values as (AccountInfo | null)[]);
       }
     }
   }
+
+  /** The batch, bounded by the latest caller's deadline; earlier callers are let go at theirs. */
+  private async sendUntilDeadlines(
+    requests: RpcRequest<(AccountInfo | null)[]>[],
+    groups: SliceGroup[],
+  ): Promise<RpcOutcome<(AccountInfo | null)[]>[]> {
+    let earliest = Infinity;
+    let latest = -Infinity;
+    for (const group of groups) {
+      for (const { deadline } of group.waiters) {
+        if (deadline < earliest) earliest = deadline;
+        if (deadline > latest) latest = deadline;
+      }
+    }
+    if (earliest === latest) return this.rpc.batch(requests, latest);
+    let timer: NodeJS.Timeout | undefined;
+    const releaseExpired = (): void => {
+      const at = performance.now();
+      let next = Infinity;
+      for (const group of groups) {
+        for (const waiter of group.waiters) {
+          if (waiter.settled) continue;
+          if (waiter.deadline <= at) settle(waiter, deadlinePassed());
+          else if (waiter.deadline < next) next = waiter.deadline;
+        }
+      }
+      timer = next < latest ? setTimeout(releaseExpired, next - at) : undefined;
+    };
+    timer = setTimeout(releaseExpired, earliest - performance.now());
+    try {
+      return await this.rpc.batch(requests, latest);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function settle(waiter: Waiter, error: unknown, accounts?: (AccountInfo | null)[]): void {
+  if (waiter.settled) return;
+  waiter.settled = true;
+  if (error !== undefined) waiter.reject(error);
+  else waiter.resolve(accounts!);
+}
+
+function deadlinePassed(): GateError {
+  return upstreamUnavailable("getMultipleAccounts: no answer within the login's time budget (LOGIN_TIMEOUT_MS)");
 }
 
 /** `value` must hold exactly one entry (account or null) per requested key. */

@@ -14,6 +14,7 @@ export async function readSignatures(
   commitment: HistoryCommitment,
   address: string,
   options: { limit: number; before?: string; until?: string },
+  deadlineMs = Infinity,
 ): Promise<SignatureInfo[]> {
   addressBytes(address);
   const { limit, before, until } = options;
@@ -24,7 +25,7 @@ export async function readSignatures(
   const config: Record<string, unknown> = { limit, commitment };
   if (before !== undefined) config.before = before;
   if (until !== undefined) config.until = until;
-  return rpc.call('getSignaturesForAddress', [address, config], (result) => parseSignatures(result, limit));
+  return rpc.call('getSignaturesForAddress', [address, config], (result) => parseSignatures(result, limit), deadlineMs);
 }
 
 function parseSignatures(result: unknown, limit: number): SignatureInfo[] {
@@ -48,6 +49,7 @@ export async function readTransactions(
   rpc: RpcClient,
   commitment: HistoryCommitment,
   signatures: readonly string[],
+  deadlineMs = Infinity,
 ): Promise<(ChainTransaction | null)[]> {
   for (const signature of signatures) {
     if (!looksLikeSignature(signature)) throw new TypeError('not a base58 signature');
@@ -59,6 +61,7 @@ export async function readTransactions(
       params: [signature, config],
       parse: (result: unknown) => (result === null ? null : flattenTransaction(result, signature)),
     })),
+    deadlineMs,
   );
   return outcomes.map((outcome) => {
     if (!outcome.ok) throw outcome.error;

@@ -24,11 +24,12 @@ export async function readAtaBalances(
   mintPrograms: MintPrograms,
   wallet: string,
   mints: readonly string[],
+  deadlineMs = Infinity,
 ): Promise<Map<string, bigint>> {
   const walletBytes = addressBytes(wallet);
   const balances = new Map<string, bigint>();
   for (const mint of mints) balances.set(mint, 0n);
-  const programs = await mintPrograms.programsOf([...balances.keys()]);
+  const programs = await mintPrograms.programsOf([...balances.keys()], deadlineMs);
   const lookups: { mint: string; mintBytes: Buffer; program: string }[] = [];
   for (const [mint, program] of programs) {
     if (program !== null) lookups.push({ mint, mintBytes: addressBytes(mint), program });
@@ -37,7 +38,7 @@ export async function readAtaBalances(
   const keys = lookups.map(({ mint, program }) => associatedTokenAddress(wallet, mint, program));
   // Mint, owner and amount are the first 72 bytes. The slice hides Token-2022's account-type byte,
   // which is fine here: only the ATA program creates accounts at these addresses.
-  const accounts = await batcher.load(keys, { offset: 0, length: TOKEN_ACCOUNT_HEAD_SIZE }, true);
+  const accounts = await batcher.load(keys, { offset: 0, length: TOKEN_ACCOUNT_HEAD_SIZE }, true, deadlineMs);
   accounts.forEach((account, i) => {
     const { mint, mintBytes, program } = lookups[i]!;
     if (account === null || account.owner !== program || account.data.length !== TOKEN_ACCOUNT_HEAD_SIZE) return;
@@ -53,6 +54,7 @@ export async function readAllBalances(
   commitment: Config['rpcCommitment'],
   wallet: string,
   mints: readonly string[],
+  deadlineMs = Infinity,
 ): Promise<Map<string, bigint>> {
   const walletBytes = addressBytes(wallet);
   const balances = new Map<string, bigint>();
@@ -67,6 +69,7 @@ export async function readAllBalances(
       params: [wallet, { programId }, { encoding: 'base64', commitment }],
       parse: (result: unknown) => tokenAccountsOf(result, programId),
     })),
+    deadlineMs,
   );
   for (const outcome of outcomes) {
     if (!outcome.ok) throw outcome.error;

@@ -24,8 +24,12 @@ export class MintPrograms {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The token program owning each mint, or null when the address is not a mint of either. */
-  async programsOf(mints: readonly string[]): Promise<Map<string, Owner>> {
+  /**
+   * The token program owning each mint, or null when the address is not a mint of either.
+   * `deadlineMs` bounds the lookup (see AccountBatcher.load); a caller that joins a lookup already
+   * under way shares its fate.
+   */
+  async programsOf(mints: readonly string[], deadlineMs = Infinity): Promise<Map<string, Owner>> {
     const now = this.now();
     const result = new Map<string, Owner>();
     const missing: string[] = [];
@@ -40,14 +44,14 @@ export class MintPrograms {
       if (pending) waiting.push(pending.then((program) => void result.set(mint, program)));
       else missing.push(mint);
     }
-    if (missing.length > 0) waiting.push(this.load(missing, result));
+    if (missing.length > 0) waiting.push(this.load(missing, result, deadlineMs));
     await Promise.all(waiting);
     return result;
   }
 
-  private load(mints: string[], result: Map<string, Owner>): Promise<void> {
+  private load(mints: string[], result: Map<string, Owner>, deadlineMs: number): Promise<void> {
     // Only the owner is needed: a zero-length slice keeps the reply small.
-    const accounts = this.batcher.load(mints, { offset: 0, length: 0 });
+    const accounts = this.batcher.load(mints, { offset: 0, length: 0 }, false, deadlineMs);
     const loading = mints.map((mint, i) => {
       const program = accounts.then((all) => ownerProgram(all[i]?.owner));
       this.inFlight.set(mint, program);

@@ -17,6 +17,7 @@ export async function readProgramAccounts(
   commitment: Config['rpcCommitment'],
   programId: string,
   options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice },
+  deadlineMs = Infinity,
 ): Promise<KeyedAccount[]> {
   addressBytes(programId);
   const { filters, dataSlice } = options;
@@ -35,7 +36,7 @@ export async function readProgramAccounts(
       }
     }
     return accounts;
-  });
+  }, deadlineMs);
 }
 
 /** A local predicate equal to the node's filter; TypeError for a filter the node would refuse. */

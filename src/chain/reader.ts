@@ -5,7 +5,7 @@ import { readAllBalances, readAtaBalances } from './holdings.js';
 import { MintPrograms } from './mint-programs.js';
 import { readProgramAccounts } from './program-accounts.js';
 import { type FetchLike, RpcClient } from './rpc.js';
-import type { ChainObserver, ChainReader } from './types.js';
+import type { AccountInfo, ChainObserver, ChainReader, ChainStats, DataSlice, KeyedAccount, ProgramAccountsFilter, SignatureInfo } from './types.js';
 
 /**
  * The gate's ChainReader over JSON-RPC (rpc.ts), with getMultipleAccounts — and so the ATA
@@ -16,32 +16,65 @@ import type { ChainObserver, ChainReader } from './types.js';
 export function createChainReader(config: Config, options: { fetch?: FetchLike; observer?: ChainObserver } = {}): ChainReader {
   const rpc = new RpcClient(config, options.fetch, options.observer);
   const batcher = new AccountBatcher(rpc, config, options.observer);
-  const mintPrograms = new MintPrograms(batcher);
-  const historyCommitment: HistoryCommitment = config.rpcCommitment === 'processed' ? 'confirmed' : config.rpcCommitment;
+  return new RpcChainReader(
+    {
+      config,
+      rpc,
+      batcher,
+      mintPrograms: new MintPrograms(batcher),
+      historyCommitment: config.rpcCommitment === 'processed' ? 'confirmed' : config.rpcCommitment,
+    },
+    Infinity,
+  );
+}
 
-  return {
-    async getTokenBalances(wallet, mints) {
-      return config.holdingsScope === 'ata'
-        ? readAtaBalances(batcher, mintPrograms, wallet, mints)
-        : readAllBalances(rpc, config.rpcCommitment, wallet, mints);
-    },
-    async getMultipleAccounts(keys, slice) {
-      return batcher.load(keys, slice);
-    },
-    async getSignaturesForAddress(address, page) {
-      return readSignatures(rpc, historyCommitment, address, page);
-    },
-    async getTransactions(signatures) {
-      return readTransactions(rpc, historyCommitment, signatures);
-    },
-    async getProgramAccounts(programId, query) {
-      return readProgramAccounts(rpc, config.rpcCommitment, programId, query);
-    },
-    stats() {
-      return { ...rpc.stats(), batchedKeys: batcher.batchedKeys() };
-    },
-    async close() {
-      await batcher.flushNow();
-    },
-  };
+interface Parts {
+  config: Config;
+  rpc: RpcClient;
+  batcher: AccountBatcher;
+  mintPrograms: MintPrograms;
+  historyCommitment: HistoryCommitment;
+}
+
+/** Shared parts plus one deadline: withDeadline() costs one small object per login. */
+class RpcChainReader implements ChainReader {
+  constructor(
+    private readonly parts: Parts,
+    private readonly deadlineMs: number,
+  ) {}
+
+  withDeadline(deadlineMs: number): ChainReader {
+    return new RpcChainReader(this.parts, deadlineMs);
+  }
+
+  async getTokenBalances(wallet: string, mints: readonly string[]): Promise<Map<string, bigint>> {
+    const { config, rpc, batcher, mintPrograms } = this.parts;
+    return config.holdingsScope === 'ata'
+      ? readAtaBalances(batcher, mintPrograms, wallet, mints, this.deadlineMs)
+      : readAllBalances(rpc, config.rpcCommitment, wallet, mints, this.deadlineMs);
+  }
+
+  async getMultipleAccounts(keys: readonly string[], slice?: DataSlice): Promise<(AccountInfo | null)[]> {
+    return this.parts.batcher.load(keys, slice, false, this.deadlineMs);
+  }
+
+  async getSignaturesForAddress(address: string, page: { limit: number; before?: string; until?: string }): Promise<SignatureInfo[]> {
+    return readSignatures(this.parts.rpc, this.parts.historyCommitment, address, page, this.deadlineMs);
+  }
+
+  async getTransactions(signatures: readonly string[]) {
+    return readTransactions(this.parts.rpc, this.parts.historyCommitment, signatures, this.deadlineMs);
+  }
+
+  async getProgramAccounts(programId: string, query: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice }): Promise<KeyedAccount[]> {
+    return readProgramAccounts(this.parts.rpc, this.parts.config.rpcCommitment, programId, query, this.deadlineMs);
+  }
+
+  stats(): ChainStats {
+    return { ...this.parts.rpc.stats(), batchedKeys: this.parts.batcher.batchedKeys() };
+  }
+
+  async close(): Promise<void> {
+    await this.parts.batcher.flushNow();
+  }
 }

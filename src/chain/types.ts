@@ -90,6 +90,13 @@ export interface ChainReader {
     programId: string,
     options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice },
   ): Promise<KeyedAccount[]>;
+  /**
+   * The same reader, bounded by `deadlineMs` (performance.now() ms): every RPC call it makes stops
+   * retrying when no attempt fits before the deadline, aborts an attempt still in flight at the
+   * deadline, and rejects with 503 by then even when its read is shared with other callers. A
+   * cheap view (one small object): the pipeline makes one per login (LOGIN_TIMEOUT_MS).
+   */
+  withDeadline(deadlineMs: number): ChainReader;
   /** Counters for metrics and the benchmark. */
   stats(): ChainStats;
   close(): Promise<void>;
@@ -106,8 +113,13 @@ export interface ChainStats {
 export interface ChainObserver {
   /** One JSON-RPC call sent (each batch member and each retry). */
   rpcCall?(method: string): void;
-  /** A failed attempt: kind is timeout, rate_limited, http, network, malformed or rpc. */
+  /** A failed attempt: kind is timeout, deadline, rate_limited, http, network, malformed or rpc. */
   rpcError?(method: string, kind: string): void;
+  /**
+   * A hedged request settled (RPC_HEDGE_MS): `won` — the hedge answered first; `lost` — the first
+   * provider answered after all; `failed` — neither answered cleanly.
+   */
+  rpcHedge?(outcome: 'won' | 'lost' | 'failed'): void;
   /** Keys in one getMultipleAccounts call, after merging concurrent callers. */
   accountsBatch?(keys: number): void;
 }

@@ -8,7 +8,7 @@ import type { Feature, FeatureResults, HeaderBag } from '../features/types.js';
 import { checkLocation, parseGeoPolicy, type GeoPolicy } from '../geo/locate.js';
 import { sessionCookie } from '../http/cookie.js';
 import type { NonceCodec } from '../nonce/codec.js';
-import type { ConsumedNonceStore } from '../nonce/store.js';
+import { NonceStoreUnavailable, type ConsumedNonceStore } from '../nonce/store.js';
 import { policyHeadersOf } from '../policy/headers.js';
 import { resolvePolicy } from '../policy/resolve.js';
 import type { NamedPolicy, PolicySet } from '../policy/types.js';
@@ -17,12 +17,15 @@ import type { SignatureVerifier } from '../signature/verifier.js';
 import { policyDigest, policyOf } from '../token/policy.js';
 import type { GateClaims, TokenService } from '../token/jwt.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { boundLogin, type LoginRun } from './login-deadline.js';
 
 /**
  * Everything `GET /x404_auth/{feature}` does, in contract order (CONTRACT §2–§6):
  * classify → parse headers and resolve the policy → accept nonce → verify signature → spend nonce →
  * feature checks → geolocation → sign token → respond. Each step is a named function below; the
- * HTTP layer only reads the request and writes what this returns.
+ * HTTP layer only reads the request and writes what this returns. A login runs under
+ * LOGIN_TIMEOUT_MS (login-deadline.ts): its chain reads carry the deadline, and past it the answer
+ * is a 503.
  */
 export interface GateDependencies {
   config: Config;
@@ -46,6 +49,11 @@ export interface AuthRequest {
   headers: HeaderBag;
   /** `?policy=` (read by the HTTP layer only when POLICIES_FILE is set); the header X-404-Policy says the same. */
   policyQuery?: string | undefined;
+  /**
+   * When the request was read (performance.now() ms), if the server awaited anything before
+   * handing it over (the rate limiter); otherwise the pipeline's own start. LOGIN_TIMEOUT_MS counts from it.
+   */
+  receivedAtMs?: number;
 }
 
 export interface GateResponse {
@@ -149,9 +157,10 @@ function reauthenticate(request: AuthRequest, claims: GateClaims, deps: GateDepe
 
 async function timedLogin(request: AuthRequest, deps: GateDependencies): Promise<GateResponse> {
   const done = deps.metrics?.startLoginTimer(request.feature);
-  if (!done) return login(request, deps);
+  const answer = boundLogin(request.receivedAtMs, deps, (run) => login(request, deps, run));
+  if (!done) return answer;
   try {
-    const response = await login(request, deps);
+    const response = await answer;
     done('success');
     return response;
   } catch (error) {
@@ -160,7 +169,8 @@ async function timedLogin(request: AuthRequest, deps: GateDependencies): Promise
   }
 }
 
-async function login(request: AuthRequest, deps: GateDependencies): Promise<GateResponse> {
+/** `run` carries the login's deadline (LOGIN_TIMEOUT_MS, see login-deadline.ts); after every await, stillWanted(). */
+async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun): Promise<GateResponse> {
   const { feature, headers } = request;
   const module = FEATURES[feature];
   const wallet = parseWallet(headers, feature);
@@ -169,9 +179,13 @@ async function login(request: AuthRequest, deps: GateDependencies): Promise<Gate
   const nonce = headers.get('x-404-nonce') as string;
   const accepted = deps.nonces.accept(nonce, feature);
   await verifySignature(request, wallet, deps);
-  await spendNonce(accepted.id, accepted.expiresAtMs, deps);
+  run.stillWanted();
+  await spendNonce(accepted.id, accepted.expiresAtMs, deps, run);
+  run.stillWanted();
 
-  const results = await module.check(wallet.address, params, { chain: deps.chain, config: deps.config, now: deps.now });
+  const chain = deps.chain.withDeadline(run.workDeadline);
+  const results = await module.check(wallet.address, params, { chain, config: deps.config, now: deps.now });
+  run.stillWanted();
   checkLocation(geo);
   return issueToken(request, module, wallet.address, results, deps, named);
 }
@@ -215,19 +229,27 @@ async function verifySignature({ feature, path, headers }: AuthRequest, wallet: 
   }
 }
 
-async function spendNonce(id: string, expiresAtMs: number, { consumedNonces, metrics }: GateDependencies): Promise<void> {
+/** Records in `run` what happened to the nonce, so a later 503 can say whether it is spent (and release it). */
+async function spendNonce(id: string, expiresAtMs: number, { consumedNonces, metrics }: GateDependencies, run: LoginRun): Promise<void> {
   let firstUse: boolean;
+  run.nonce = 'spending';
   try {
     firstUse = await consumedNonces.consume(id, expiresAtMs);
     metrics?.countNonceStoreOp('consume', firstUse ? 'first' : 'reused');
-  } catch {
+  } catch (error) {
+    run.nonce = error instanceof NonceStoreUnavailable && !error.mayHaveSpent ? 'unspent' : 'unknown';
     metrics?.countNonceStoreOp('consume', 'error');
     // Single use cannot be guaranteed without the store: fail closed.
     throw new GateError(503, 'UPSTREAM_UNAVAILABLE', 'The nonce store is unavailable, so single use cannot be guaranteed; no token was issued. Retry shortly.', {
       headers: { 'Retry-After': '2' },
     });
   }
-  if (!firstUse) throw new GateError(401, 'NONCE_REUSED', 'Nonce was already used; request a new one');
+  if (!firstUse) {
+    run.nonce = 'unspent';
+    throw new GateError(401, 'NONCE_REUSED', 'Nonce was already used; request a new one');
+  }
+  run.nonce = 'spent';
+  run.nonceId = id;
 }
 
 /** `pol` is the digest of the policy checked; `pnm` its name when it was an operator policy. */

@@ -156,7 +156,7 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too many requests from this client address; see Retry-After.',
   431: 'The request headers are larger than the gate accepts.',
   500: 'The wallet does not meet the feature\'s requirement, the location could not be determined (status "locerror"), or an unexpected failure.',
-  503: 'The chain (or the nonce store) cannot be read; no token was issued. See Retry-After.',
+  503: 'The chain (or the nonce store) could not be read within LOGIN_TIMEOUT_MS; no token was issued. See Retry-After. `nonceSpent: false`: the same signed request may be sent again after Retry-After; `true`: sign a new nonce.',
 };
 
 /** Codes every feature endpoint can answer with, by status (CONTRACT §2–§7). */
@@ -173,15 +173,17 @@ const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}
 const headerRef = (name: string): JsonObject => ({ $ref: `#/components/headers/${name}` });
 const JSON_TYPE = 'application/json';
 
-/** `{error, message, status?}` with `error` restricted to the codes this answer can carry. */
-function errorSchema(codes: string[]): JsonObject {
-  return { allOf: [ref('Error'), { properties: { error: { enum: [...new Set(codes)].sort() } } }] };
+/** `{error, message, status?}` with `error` restricted to the codes this answer can carry; a 503 always says `nonceSpent`. */
+function errorSchema(codes: string[], status: number): JsonObject {
+  const narrowed: JsonObject = { properties: { error: { enum: [...new Set(codes)].sort() } } };
+  if (status === 503) narrowed.required = ['nonceSpent'];
+  return { allOf: [ref('Error'), narrowed] };
 }
 
 function errorResponse(status: number, codes: string[], extraHeaders: string[] = []): JsonObject {
   const headers: JsonObject = { 'Access-Control-Allow-Origin': headerRef('AccessControlAllowOrigin') };
   for (const name of extraHeaders) headers[name] = headerRef(name.replace(/-/g, ''));
-  return { description: STATUS_TEXT[status] ?? `HTTP ${status}`, headers, content: { [JSON_TYPE]: { schema: errorSchema(codes) } } };
+  return { description: STATUS_TEXT[status] ?? `HTTP ${status}`, headers, content: { [JSON_TYPE]: { schema: errorSchema(codes, status) } } };
 }
 
 function headerParameter(spec: HeaderSpec): JsonObject {
@@ -387,6 +389,11 @@ const schemas: JsonObject = {
       balance: AMOUNT,
       maximum: AMOUNT,
       requirements: { type: 'array', items: { type: 'object' }, description: 'multitoken, tier: each requirement with the balance found.' },
+      nonceSpent: {
+        type: 'boolean',
+        description:
+          'UPSTREAM_UNAVAILABLE (503): false when the nonce is not spent (the gate gave it back), so the same signed request may be sent again after Retry-After; true when it is spent or may be, so a new nonce must be signed.',
+      },
     },
     additionalProperties: true,
   },

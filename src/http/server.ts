@@ -146,13 +146,15 @@ export async function startServer(
       // ?policy= selects an operator policy; read only when there are policies (the query is otherwise ignored).
       const policyQuery = deps.policies ? req.getQuery('policy') || undefined : undefined;
       if (!rateLimiter) return serve(res, state, () => handleAuthRequest({ feature, path, headers, policyQuery }, deps));
+      // LOGIN_TIMEOUT_MS counts from here, the limiter's wait included.
+      const receivedAtMs = performance.now();
       return serve(res, state, async () => {
         if (rateLimiter) {
           const decision = await rateLimiter.hit(rateLimitKey(clientAddress(state.remoteAddress, headers.get('x-forwarded-for'), config.trustProxy)));
           if (!decision.allowed) throw rateLimitedError(decision);
           state.extraHeaders = rateLimitHeaders(decision);
         }
-        return handleAuthRequest({ feature, path, headers, policyQuery }, deps);
+        return handleAuthRequest({ feature, path, headers, policyQuery, receivedAtMs }, deps);
       });
     }
 

@@ -48,6 +48,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly rpcHedges = new Counter({
+    name: 'x404_rpc_hedges_total',
+    help: 'Reads sent to a second RPC endpoint because the first had not answered within RPC_HEDGE_MS, by outcome (won: the hedge answered first; lost: the first endpoint did; failed: neither answered cleanly)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   private readonly multipleAccountsBatch = new Histogram({
     name: 'x404_rpc_get_multiple_accounts_batch_size',
     help: 'Accounts requested per getMultipleAccounts call (after coalescing concurrent requests)',
@@ -57,7 +64,7 @@ export class Metrics {
 
   private readonly nonceStoreOps = new Counter({
     name: 'x404_nonce_store_operations_total',
-    help: 'Single-use nonce bookkeeping, by operation and result (consume: first|reused|error)',
+    help: 'Single-use nonce bookkeeping, by operation and result (consume: first|reused|error; release: ok|error)',
     labelNames: ['op', 'result'] as const,
     registers: [this.registry],
   });
@@ -136,11 +143,16 @@ export class Metrics {
     this.rpcErrors.inc({ method, kind });
   }
 
+  /** outcome: won, lost or failed (ChainObserver.rpcHedge). */
+  countRpcHedge(outcome: string): void {
+    this.rpcHedges.inc({ outcome });
+  }
+
   observeMultipleAccountsBatch(accounts: number): void {
     this.multipleAccountsBatch.observe(accounts);
   }
 
-  /** op: consume, health; result: first, reused, error, ok. */
+  /** op: consume, release, health; result: first, reused, error, ok. */
   countNonceStoreOp(op: string, result: string): void {
     this.nonceStoreOps.inc({ op, result });
   }

@@ -24,6 +24,15 @@ export class MemoryNonceStore implements ConsumedNonceStore {
     return true;
   }
 
+  /**
+   * Only the winner of consume() releases, before its login answers, so the entry is its own: a
+   * later consume() of the same id can only have succeeded after the entry expired, i.e. after the
+   * nonce itself expired, when no request can present it any more.
+   */
+  async release(nonceId: string): Promise<void> {
+    this.expiryById.delete(nonceId);
+  }
+
   async health(): Promise<'ok'> {
     return 'ok';
   }

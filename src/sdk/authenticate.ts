@@ -88,25 +88,30 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
   }
 
   onProgress?.('logging-in');
-  let response: GateResponse;
-  try {
-    response = await getFeature(
-      fetchImpl,
-      endpoint,
-      {
-        ...headers.policy,
-        ...headers.location,
-        ...selection,
-        'x-404-nonce': nonce,
-        'x-404-signature': bs58.encode(signature),
-        'x-404-addr': signer.address,
-        'x-404-feature': feature,
-      },
-      signal,
-    );
-  } catch (error) {
-    rethrowAbort(signal);
-    throw new X404Error('NETWORK_ERROR', `The gate at ${baseUrl} could not be reached: ${describeFailure(error)}`, 0, undefined, { cause: error });
+  const loginHeaders = {
+    ...headers.policy,
+    ...headers.location,
+    ...selection,
+    'x-404-nonce': nonce,
+    'x-404-signature': bs58.encode(signature),
+    'x-404-addr': signer.address,
+    'x-404-feature': feature,
+  };
+  const sendLogin = async (): Promise<GateResponse> => {
+    try {
+      return await getFeature(fetchImpl, endpoint, loginHeaders, signal);
+    } catch (error) {
+      rethrowAbort(signal);
+      throw new X404Error('NETWORK_ERROR', `The gate at ${baseUrl} could not be reached: ${describeFailure(error)}`, 0, undefined, { cause: error });
+    }
+  };
+  let response = await sendLogin();
+  // The gate could not read the chain in time but gave the nonce back: the same signed request
+  // may go again, once, without asking the wallet a second time.
+  const retryAfterMs = sameRequestRetryDelayMs(response);
+  if (retryAfterMs !== undefined) {
+    await sleep(retryAfterMs, signal);
+    response = await sendLogin();
   }
   const body = response.body;
   if (response.status !== 200 || body?.success !== true || typeof body.token !== 'string') throw errorFromResponse(response);
@@ -185,6 +190,30 @@ async function requestNonce(fetchImpl: Fetch, endpoint: string, signal: AbortSig
     throw new X404Error('NONCE_ERROR', 'No nonce: the gate answered without X-404-Nonce and X-404-Mechanism', response.status, response.body);
   }
   return { nonce, mechanism };
+}
+
+/** Longest wait for Retry-After before the one retry of a login answered 503 with `nonceSpent: false`. */
+const MAX_LOGIN_RETRY_WAIT_MS = 10_000;
+
+/** When to send the same login again: a 503 whose nonce is not spent, after its Retry-After (at most MAX_LOGIN_RETRY_WAIT_MS). */
+function sameRequestRetryDelayMs(response: GateResponse): number | undefined {
+  if (response.status !== 503 || response.body?.nonceSpent !== false) return undefined;
+  return Math.min((retryAfterSeconds(response.headers) ?? 1) * 1000, MAX_LOGIN_RETRY_WAIT_MS);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  rethrowAbort(signal);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** An aborted sign-in rejects with the signal's reason (an AbortError), as fetch itself does. */

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { verifyEd25519, type VerifyBatch } from './ed25519.js';
 
@@ -11,6 +12,8 @@ export interface SignatureVerifier {
   verify(publicKey: Uint8Array, message: string, signature: Uint8Array): Promise<boolean>;
   /** Tasks waiting for a worker (metrics). */
   queueDepth(): number;
+  /** The pool's threads as they are now (a test seam: see RunningGate.verifyWorkers); absent when inline. */
+  workers?(): readonly Worker[];
   close(): Promise<void>;
 }
 
@@ -83,6 +86,10 @@ class PooledVerifier implements SignatureVerifier {
 
   queueDepth(): number {
     return this.pool.queueSize + this.pending.length;
+  }
+
+  workers(): readonly Worker[] {
+    return this.pool.threads;
   }
 
   async close(): Promise<void> {

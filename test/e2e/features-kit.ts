@@ -79,6 +79,7 @@ export async function expectUpstreamFailure(stack: Stack, feature: string, secre
     expect(result.body.error).toBe('UPSTREAM_UNAVAILABLE');
     expect(result.body.token).toBeUndefined();
     expect(Number(result.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(result.body.nonceSpent).toBe(false);
   }
 }
 

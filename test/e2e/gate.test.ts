@@ -407,6 +407,8 @@ describe('upstream failure and bad input (CONTRACT §7)', () => {
     expect(body.error).toBe('UPSTREAM_UNAVAILABLE');
     expect(body.token).toBeUndefined();
     expect(Number(headers.get('retry-after'))).toBeGreaterThan(0);
+    // The nonce was spent before the chain was read, and given back when the read failed.
+    expect(body.nonceSpent).toBe(false);
   });
 
   it('a single transient RPC failure is retried and the login succeeds', async () => {

@@ -50,11 +50,13 @@ async function eventually(check: () => Promise<boolean>, what: string, tries = 1
   throw new Error(`never happened: ${what}`);
 }
 
-function expectFailClosed(result: HttpResult): void {
+/** `nonceSpent`: false when the gate never reached Redis; true when the SET went out unanswered (it may land later). */
+function expectFailClosed(result: HttpResult, nonceSpent: boolean): void {
   expect(result.status, JSON.stringify(result.body)).toBe(503);
   expect(result.body.error).toBe('UPSTREAM_UNAVAILABLE');
   expect(result.body.token).toBeUndefined();
   expect(Number(result.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(result.body.nonceSpent).toBe(nonceSpent);
 }
 
 describe('Redis outage under two gates', () => {
@@ -73,7 +75,7 @@ describe('Redis outage under two gates', () => {
       }
       await eventually(async () => (await health(gate)).body.checks?.nonceStore !== 'ok', 'health reports the store degraded');
       expect(JSON.stringify((await health(gate)).body.checks.nonceStore)).toMatch(/redis/i);
-      expectFailClosed(await loginAt(gate, wallet));
+      expectFailClosed(await loginAt(gate, wallet), false);
     }
 
     await redis.start();
@@ -96,11 +98,36 @@ describe('Redis outage under two gates', () => {
     try {
       // Nonces keep flowing: the limiter gives up on the frozen Redis after its command timeout.
       expect((await get(`${gates[0]!.url}/x404_auth/blacklist`)).status).toBe(200);
-      expectFailClosed(await loginAt(gates[0]!, wallet));
+      expectFailClosed(await loginAt(gates[0]!, wallet), true);
       expect((await health(gates[0]!)).body.checks?.nonceStore).not.toBe('ok');
     } finally {
       redis.thaw();
     }
     await eventually(async () => (await loginAt(gates[0]!, wallet)).status === 200, 'logins work again after the freeze');
+  });
+
+  it('answers a login stuck on a frozen Redis at LOGIN_TIMEOUT_MS, before the Redis command timeout', async () => {
+    const LOGIN_TIMEOUT_MS = 500;
+    const gate = await startGate({ rpcUrl: localnet.url, env: { REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: '0', LOGIN_TIMEOUT_MS: String(LOGIN_TIMEOUT_MS) } });
+    try {
+      const wallet = newWallet();
+      await eventually(async () => (await loginAt(gate, wallet)).status === 200, 'Redis ready for the new gate');
+      const nonce = (await get(`${gate.url}/x404_auth/blacklist`)).headers.get('x-404-nonce')!;
+      const headers = { ...signedHeaders(wallet, nonce, 'blacklist'), ...blacklistPolicy() };
+      redis.freeze();
+      try {
+        const started = performance.now();
+        const result = await get(`${gate.url}/x404_auth/blacklist`, headers);
+        // The nonce store's own command timeout (1000 ms) would answer at 1 s or later; the login's
+        // bound (500 ms) answers first. The margin absorbs a busy machine.
+        expect(performance.now() - started).toBeLessThan(900);
+        // The SET was sent and may land once Redis wakes up: the nonce counts as spent.
+        expectFailClosed(result, true);
+      } finally {
+        redis.thaw();
+      }
+    } finally {
+      await gate.stop('SIGKILL');
+    }
   });
 });

@@ -74,6 +74,20 @@ describe('authenticate against the gate', () => {
     expect(wallet.signed).toBe(1);
   });
 
+  it('rides out a chain failure: the gate gives the nonce back and the same signed request succeeds, one signature', async () => {
+    const wallet = await countingWallet('clean');
+    // Every attempt of the first login's read fails (one endpoint, RPC_RETRIES=1: two HTTP requests).
+    stack.localnet.faults.set({ mode: 'http500', count: 2, methods: ['getMultipleAccounts'] });
+    try {
+      const result = await authenticate({ baseUrl: stack.gateUrl, feature: 'blacklist', policy: policy(), signer: wallet, storage: false });
+      expect(result).toMatchObject({ alreadyAuthenticated: false, body: { success: true } });
+      expect(wallet.signed).toBe(1);
+      expect(stack.localnet.faults.current().mode).toBe('none');
+    } finally {
+      stack.localnet.faults.clear();
+    }
+  });
+
   it('throws the gate\'s codes for wallets that do not meet the policy', async () => {
     const banned = await authenticate({ baseUrl: stack.gateUrl, feature: 'blacklist', policy: policy(), signer: { secretKey: demoWallet('banned-holder').secretKey }, storage: false }).catch((e: unknown) => e);
     expect(banned).toBeInstanceOf(X404Error);

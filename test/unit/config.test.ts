@@ -28,6 +28,11 @@ describe('configuration', () => {
     });
   });
 
+  it('bounds a login by LOGIN_TIMEOUT_MS (default 8 s) and hedges reads after RPC_HEDGE_MS (default 300 ms; 0 = off)', () => {
+    expect(loadConfig(BASE)).toMatchObject({ loginTimeoutMs: 8000, rpcHedgeMs: 300 });
+    expect(loadConfig({ ...BASE, LOGIN_TIMEOUT_MS: '1500', RPC_HEDGE_MS: '0' })).toMatchObject({ loginTimeoutMs: 1500, rpcHedgeMs: 0 });
+  });
+
   it('reads a comma-separated RPC list as failover order', () => {
     expect(loadConfig({ ...BASE, SOLANA_RPC_URL: 'http://a:1, https://b/rpc' }).rpcUrls).toEqual(['http://a:1', 'https://b/rpc']);
   });
@@ -63,6 +68,11 @@ describe('configuration', () => {
     [{ JWT_AUDIENCE: 'say "hi"' }, 'JWT_AUDIENCE'],
     [{ X404_COOKIE: 'no;semicolons' }, 'X404_COOKIE'],
     [{ X404_SET_COOKIE: 'yes' }, 'X404_SET_COOKIE'],
+    [{ LOGIN_TIMEOUT_MS: '499' }, 'LOGIN_TIMEOUT_MS'],
+    [{ LOGIN_TIMEOUT_MS: '60001' }, 'LOGIN_TIMEOUT_MS'],
+    [{ LOGIN_TIMEOUT_MS: '8s' }, 'LOGIN_TIMEOUT_MS'],
+    [{ RPC_HEDGE_MS: '-1' }, 'RPC_HEDGE_MS'],
+    [{ RPC_HEDGE_MS: '0.5' }, 'RPC_HEDGE_MS'],
   ])('names the variable when %o is invalid', (override, variable) => {
     expect(variableOf({ ...BASE, ...override })).toBe(variable);
   });

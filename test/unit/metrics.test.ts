@@ -22,6 +22,9 @@ describe('Metrics', () => {
     metrics.countRpcError('getMultipleAccounts', 'timeout');
     metrics.observeMultipleAccountsBatch(37);
     metrics.countNonceStoreOp('consume', 'reused');
+    metrics.countNonceStoreOp('release', 'ok');
+    metrics.countRpcHedge('won');
+    metrics.countRpcHedge('won');
     let waiting = 5;
     metrics.setQueueDepthSource(() => waiting);
 
@@ -38,6 +41,8 @@ describe('Metrics', () => {
     expect(sample(text, 'x404_rpc_errors_total', 'method="getMultipleAccounts",kind="timeout"')).toBe(1);
     expect(sample(text, 'x404_rpc_get_multiple_accounts_batch_size_sum')).toBe(37);
     expect(sample(text, 'x404_nonce_store_operations_total', 'op="consume",result="reused"')).toBe(1);
+    expect(sample(text, 'x404_nonce_store_operations_total', 'op="release",result="ok"')).toBe(1);
+    expect(sample(text, 'x404_rpc_hedges_total', 'outcome="won"')).toBe(2);
     expect(sample(text, 'x404_worker_pool_queue_depth')).toBe(5);
 
     waiting = 0;

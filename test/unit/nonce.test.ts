@@ -74,6 +74,15 @@ describe('consumed-nonce store (memory)', () => {
     await store.close();
   });
 
+  it('release() gives a spent nonce back: it can be spent once more, and only once', async () => {
+    const store = new MemoryNonceStore();
+    expect(await store.consume('n', Date.now() + 60_000)).toBe(true);
+    await store.release('n');
+    const again = await Promise.all(Array.from({ length: 10 }, () => store.consume('n', Date.now() + 60_000)));
+    expect(again.filter(Boolean)).toHaveLength(1);
+    await store.close();
+  });
+
   it('forgets entries once their nonce has expired', async () => {
     let now = 1000;
     const store = new MemoryNonceStore(60_000, () => now);

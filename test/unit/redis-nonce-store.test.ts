@@ -90,6 +90,24 @@ describe('Redis consumed-nonce store (shared Redis)', () => {
     expect(ttl).toBeLessThanOrEqual(61_000);
   });
 
+  it('release() gives back only a spend of its own instance; the nonce can then be spent once more', async () => {
+    const keyPrefix = testPrefix();
+    const instanceA = createRedisNonceStore(await client(), { keyPrefix });
+    const instanceB = createRedisNonceStore(await client(), { keyPrefix });
+    const id = nonceId();
+    const expiresAt = Date.now() + 60_000;
+    expect(await instanceA.consume(id, expiresAt)).toBe(true);
+    // Another instance cannot undo A's spend.
+    await instanceB.release(id);
+    expect(await raw.exists(`${keyPrefix}nonce:{${id}}`)).toBe(1);
+    expect(await instanceB.consume(id, expiresAt)).toBe(false);
+    // A can; then exactly one of many concurrent consumers on both instances spends it again.
+    await instanceA.release(id);
+    expect(await raw.exists(`${keyPrefix}nonce:{${id}}`)).toBe(0);
+    const again = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? instanceA : instanceB).consume(id, expiresAt)));
+    expect(again.filter(Boolean)).toHaveLength(1);
+  });
+
   it('reports ok health while Redis answers', async () => {
     const redis = await client();
     expect(await createRedisNonceStore(redis).health()).toBe('ok');
@@ -120,9 +138,10 @@ describe('Redis consumed-nonce store through an outage (private redis-server)', 
 
     await server.stop();
     await eventually(async () => redis.status, (status) => status !== 'ready');
-    // Fail closed: no answer means single use cannot be guaranteed.
-    await expect(store.consume(nonceId(), Date.now() + 60_000)).rejects.toThrow();
+    // Fail closed: no answer means single use cannot be guaranteed. Nothing was sent, so nothing was spent.
+    await expect(store.consume(nonceId(), Date.now() + 60_000)).rejects.toMatchObject({ name: 'NonceStoreUnavailable', mayHaveSpent: false });
     await expect(store.consume(spentBefore, Date.now() + 60_000)).rejects.toThrow();
+    await expect(store.release(spentBefore)).rejects.toThrow();
     expect(await store.health()).not.toBe('ok');
 
     await server.start();
@@ -138,7 +157,8 @@ describe('Redis consumed-nonce store through an outage (private redis-server)', 
     await eventually(() => store.health(), (health) => health === 'ok');
     server.freeze();
     // The command timeout (1 s) turns a hung server into a rejection; the test timeout bounds it.
-    await expect(store.consume(nonceId(), Date.now() + 60_000)).rejects.toThrow(/timed out/i);
+    // Sent but unanswered: Redis may have applied it.
+    await expect(store.consume(nonceId(), Date.now() + 60_000)).rejects.toMatchObject({ message: expect.stringMatching(/timed out/i), mayHaveSpent: true });
     expect(await store.health()).not.toBe('ok');
     server.thaw();
     await eventually(() => store.health(), (health) => health === 'ok');

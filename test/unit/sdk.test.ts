@@ -273,6 +273,77 @@ describe('authenticate error mapping', () => {
   });
 });
 
+describe('authenticate: one retry of a login the gate could not serve', () => {
+  const unavailable = (nonceSpent: boolean | undefined, retryAfter = '0') =>
+    json(503, { error: 'UPSTREAM_UNAVAILABLE', message: 'rpc', ...(nonceSpent === undefined ? {} : { nonceSpent }) }, { 'Retry-After': retryAfter });
+
+  /** A wallet that counts how often it is asked to sign. */
+  async function countingWallet() {
+    const signer = await resolveSigner({ secretKey: await keypairBytes() });
+    const wallet = {
+      signs: 0,
+      publicKey: signer.address,
+      signMessage: async (message: Uint8Array) => {
+        wallet.signs++;
+        return signer.sign(message);
+      },
+    };
+    return { wallet, address: signer.address };
+  }
+
+  it('sends the same signed request once more after Retry-After when the nonce was not spent, without a second signature', async () => {
+    const { wallet, address } = await countingWallet();
+    const { fetch, requests } = scriptedFetch([
+      nonceReply,
+      () => unavailable(false, '1'),
+      () => json(200, { success: true, token: 'a.b.c', publicKey: address, feature: 'blacklist' }),
+    ]);
+    const started = performance.now();
+    const result = await authenticate({ baseUrl: 'http://gate', feature: 'blacklist', policy: POLICY, signer: wallet, storage: false, fetch });
+    expect(result.token).toBe('a.b.c');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    expect(wallet.signs).toBe(1);
+    expect(requests).toHaveLength(3);
+    expect(requests[2]!.headers).toEqual(requests[1]!.headers);
+  });
+
+  it('retries once only, and not at all when the nonce is spent or the gate does not say', async () => {
+    const { wallet } = await countingWallet();
+    const twice = scriptedFetch([nonceReply, () => unavailable(false), () => unavailable(false)]);
+    await expect(authenticate({ baseUrl: 'http://gate', feature: 'blacklist', policy: POLICY, signer: wallet, storage: false, fetch: twice.fetch })).rejects.toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      body: { nonceSpent: false },
+    });
+    expect(twice.requests).toHaveLength(3);
+    for (const nonceSpent of [true, undefined]) {
+      const once = scriptedFetch([nonceReply, () => unavailable(nonceSpent)]);
+      await expect(authenticate({ baseUrl: 'http://gate', feature: 'blacklist', policy: POLICY, signer: wallet, storage: false, fetch: once.fetch })).rejects.toMatchObject({
+        code: 'UPSTREAM_UNAVAILABLE',
+        status: 503,
+      });
+      expect(once.requests).toHaveLength(2);
+    }
+    expect(wallet.signs).toBe(3);
+  });
+
+  it('stops waiting for the retry when the caller aborts, with the abort reason', async () => {
+    const { wallet } = await countingWallet();
+    const controller = new AbortController();
+    const { fetch, requests } = scriptedFetch([
+      nonceReply,
+      () => {
+        setTimeout(() => controller.abort(), 50);
+        return unavailable(false, '5');
+      },
+    ]);
+    const started = performance.now();
+    const error = await authenticate({ baseUrl: 'http://gate', feature: 'blacklist', policy: POLICY, signer: wallet, storage: false, fetch, signal: controller.signal }).catch((e: unknown) => e);
+    expect((error as Error).name).toBe('AbortError');
+    expect(performance.now() - started).toBeLessThan(4000);
+    expect(requests).toHaveLength(2);
+  });
+});
+
 describe('sdk sources', () => {
   it('import nothing Node-only, so they run in browsers and edge runtimes', async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
