@@ -7,8 +7,9 @@
  *   (scenarios: nonce, login, first (first sign-in of each wallet), reauth, mixed)
  *   node dist/bench/compare.js --builds=dist,/tmp/v1/dist,/tmp/v2/dist --scenario=nonce
  *   node dist/bench/compare.js --builds=dist,dist --env1=RPC_BATCH_WINDOW_MS=0 --scenario=login   (settings: --envN for build N, 0-based, KEY=VALUE;KEY=VALUE)
+ *   node dist/bench/compare.js --scenario=login,first --rounds=5     (several scenarios: each round runs them in turn on one gate)
  *
- * Prints, per build, the median over rounds of req/s, p99 and gate CPU µs per request.
+ * Prints, per build and scenario, the median over rounds of req/s, p99 and gate CPU µs per request.
  */
 import path from 'node:path';
 import { setUpChain } from './chain-fixture.js';
@@ -27,7 +28,7 @@ const options = Object.fromEntries(
 );
 const builds = (options.builds ? options.builds.split(',') : [options.a ?? 'dist', options.b ?? 'dist']).map((dir) => path.resolve(dir));
 const label = (index: number): string => String.fromCharCode(65 + index);
-const scenario = options.scenario ?? 'login';
+const scenarios = (options.scenario ?? 'login').split(',');
 const rounds = Number(options.rounds ?? 3);
 const durationSec = Number(options.sec ?? 5);
 const connections = Number(options.connections ?? 64);
@@ -38,7 +39,7 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 
 const wallets = benchWallets(1000);
 const localnet = await startLocalnetProcess();
-const results: ScenarioResult[][] = builds.map(() => []);
+const results: ScenarioResult[][][] = builds.map(() => scenarios.map(() => []));
 try {
   const policy = await setUpChain(localnet, wallets);
   for (let round = 0; round < rounds; round++) {
@@ -47,15 +48,17 @@ try {
       const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads, distRoot, env });
       try {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-        if (scenario !== 'nonce') await warmUp(ctx);
+        if (scenarios.some((scenario) => scenario !== 'nonce')) await warmUp(ctx);
         ctx.tokens = ctx.tokens.slice(0, 256);
         const shape = { connections, durationSec, workerThreads: String(workerThreads ?? 'default') };
-        const logins = loginBudget(scenario === 'first' ? 5000 : 6000, durationSec, connections);
-        const result = await runScenario(ctx, scenarioName(scenario), shape, logins);
-        results[index]!.push(result);
-        console.log(
-          `round ${round + 1} ${label(index)}: ${result.load.rps.toFixed(0)} req/s, p99 ${result.load.p99Ms.toFixed(2)} ms, gate ${result.gateCpuUsPerRequest.toFixed(1)} µs CPU/req (main ${result.gateMainThreadCpuUsPerRequest.toFixed(1)}), non-2xx ${result.load.non2xx}${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth`}, idle ${(result.machine.idle * 100).toFixed(0)}%`,
-        );
+        for (const [which, scenario] of scenarios.entries()) {
+          const logins = loginBudget(scenario === 'first' ? 5000 : 6000, durationSec, connections);
+          const result = await runScenario(ctx, scenarioName(scenario), shape, logins);
+          results[index]![which]!.push(result);
+          console.log(
+            `round ${round + 1} ${label(index)} ${scenario}: ${result.load.rps.toFixed(0)} req/s, p99 ${result.load.p99Ms.toFixed(2)} ms, gate ${result.gateCpuUsPerRequest.toFixed(1)} µs CPU/req (main ${result.gateMainThreadCpuUsPerRequest.toFixed(1)}), non-2xx ${result.load.non2xx}${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth`}, idle ${(result.machine.idle * 100).toFixed(0)}%`,
+          );
+        }
       } finally {
         await gate.stop();
       }
@@ -65,8 +68,10 @@ try {
   await localnet.stop();
 }
 for (const [index, distRoot] of builds.entries()) {
-  const runs = results[index]!;
-  console.log(
-    `${label(index)} ${distRoot}: median ${median(runs.map((r) => r.load.rps)).toFixed(0)} req/s, p99 ${median(runs.map((r) => r.load.p99Ms)).toFixed(2)} ms, gate ${median(runs.map((r) => r.gateCpuUsPerRequest)).toFixed(1)} µs CPU/req (main thread ${median(runs.map((r) => r.gateMainThreadCpuUsPerRequest)).toFixed(1)})`,
-  );
+  for (const [which, scenario] of scenarios.entries()) {
+    const runs = results[index]![which]!;
+    console.log(
+      `${label(index)} ${distRoot} ${scenario}: median ${median(runs.map((r) => r.load.rps)).toFixed(0)} req/s, p99 ${median(runs.map((r) => r.load.p99Ms)).toFixed(2)} ms, gate ${median(runs.map((r) => r.gateCpuUsPerRequest)).toFixed(1)} µs CPU/req (main thread ${median(runs.map((r) => r.gateMainThreadCpuUsPerRequest)).toFixed(1)})`,
+    );
+  }
 }

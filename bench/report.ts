@@ -1,7 +1,7 @@
 import type { VerifyCeiling } from './ceilings.js';
 import type { LoadResult } from './load.js';
 import type { MemoryResult } from './memory.js';
-import type { ScenarioResult } from './scenarios.js';
+import type { PairedFirstSignIns, ScenarioResult } from './scenarios.js';
 import { LAG_SAMPLING_MS, RSS_BAND_MB, SOAK_LOAD, SOAK_NONCE_TTL_SECONDS, type SoakResult } from './soak.js';
 
 /** bench/RESULTS.md from one run's figures. */
@@ -32,12 +32,24 @@ export interface BenchReport {
   sweep: ScenarioResult[];
   bare: BareResult[];
   memory: MemoryResult | undefined;
+  /** First sign-ins against known wallets' logins, measured in alternation. */
+  paired?: PairedFirstSignIns | undefined;
+  /** Signed logins per sign mode, several runs each in alternation. */
+  signModes?: ScenarioResult[];
   mainConnections: number;
   wallets: number;
   durations: { main: number; sweep: number };
   command: string;
   /** The last `npm run bench -- --soak`, kept across other runs (it has its own date and machine). */
   soak?: SoakResult & { machine: MachineInfo };
+  /** The previous full run's main figures, to say what changed (this report's section "Against the previous run"). */
+  previous?: {
+    startedAt: Date | string;
+    quick: boolean;
+    main: { name: string; rps: number; gateCpuUsPerRequest: number }[];
+    bare: { name: string; connections: number; rps: number; cpuUsPerRequest: number }[];
+    verifyCeiling: number | undefined;
+  };
 }
 
 const f0 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en-US'));
@@ -104,17 +116,32 @@ export function renderReport(report: BenchReport): string {
   lines.push('## Targets', '');
   const targetRows: string[][] = [];
   if (login) {
-    targetRows.push(['signed authentication ≥ 25 % of the verify ceiling, zero non-2xx', `${f0(login.load.rps)} /s = ${pct(login.load.rps / verify.ceilingPerSecond)}, ${login.load.non2xx} non-2xx`, pass(login.load.rps >= 0.25 * verify.ceilingPerSecond && login.load.non2xx === 0 && login.load.errors === 0)]);
+    targetRows.push([`signed authentication ≥ 30 % of the verify ceiling at ${report.mainConnections} connections, zero non-2xx`, `${f0(login.load.rps)} /s = ${pct(login.load.rps / verify.ceilingPerSecond)}, ${login.load.non2xx} non-2xx`, pass(login.load.rps >= 0.3 * verify.ceilingPerSecond && login.load.non2xx === 0 && login.load.errors === 0)]);
     const best = report.sweep.filter((r) => r.name === login.name).sort((a, b) => b.load.rps - a.load.rps)[0];
     if (best) {
       targetRows.push([
         `… best cell of the sweep (WORKER_THREADS=${best.workerThreads}, ${best.load.connections} connections)`,
         `${f0(best.load.rps)} /s = ${pct(best.load.rps / verify.ceilingPerSecond)}, ${best.load.non2xx + best.load.errors} non-2xx, p99 ${f2(best.load.p99Ms)} ms`,
-        pass(best.load.rps >= 0.25 * verify.ceilingPerSecond && best.load.non2xx + best.load.errors === 0),
+        pass(best.load.rps >= 0.3 * verify.ceilingPerSecond && best.load.non2xx + best.load.errors === 0),
       ]);
     }
     const first = report.main.find((r) => r.name.includes('first sign-in'));
-    if (first) targetRows.push([`… first sign-in of each wallet (no target; cold caches, ${report.mainConnections} connections)`, `${f0(first.load.rps)} /s = ${pct(first.load.rps / verify.ceilingPerSecond)}, ${first.load.non2xx + first.load.errors} non-2xx, p99 ${f2(first.load.p99Ms)} ms`, '']);
+    const paired = report.paired;
+    if (paired) {
+      const list = (values: number[]): string => values.map(f0).join(', ');
+      targetRows.push([
+        `first sign-in of each wallet (cold caches) within 10 % of logins of known wallets, ${report.mainConnections} connections, measured in alternation (known, first, first, known) × ${paired.rounds}, ${paired.durationSec} s each`,
+        `${pct(paired.ratio)} (first: ${list(paired.first)} /s; known: ${list(paired.known)} /s)`,
+        pass(paired.ratio >= 0.9),
+      ]);
+    }
+    if (first) {
+      targetRows.push([
+        `… the single runs of the Scenarios table, one after the other (no target)`,
+        `${f0(first.load.rps)} /s = ${pct(first.load.rps / login.load.rps)} of ${f0(login.load.rps)} /s (${pct(first.load.rps / verify.ceilingPerSecond)} of the ceiling), ${first.load.non2xx + first.load.errors} non-2xx, p99 ${f2(first.load.p99Ms)} ms`,
+        '',
+      ]);
+    }
     targetRows.push([`signed authentication p99 at ${report.mainConnections} connections ≤ 50 ms`, `${f2(login.load.p99Ms)} ms`, pass(login.load.p99Ms <= 50)]);
     targetRows.push([`RPC HTTP requests per authentication (${report.wallets} wallets, ${report.mainConnections} connections) ≤ 0.05`, f3(login.rpcHttpPerAuth), pass((login.rpcHttpPerAuth ?? Infinity) <= 0.05)]);
   }
@@ -151,6 +178,45 @@ export function renderReport(report: BenchReport): string {
     '',
   );
 
+  const modeRuns = report.signModes ?? [];
+  if (modeRuns.length > 0) {
+    const prefix = 'signed authentication, sign mode ';
+    const byMode = new Map<string, ScenarioResult[]>();
+    for (const run of modeRuns) byMode.set(run.name.slice(prefix.length), [...(byMode.get(run.name.slice(prefix.length)) ?? []), run]);
+    const mean = (runs: ScenarioResult[], pick: (r: ScenarioResult) => number): number => runs.reduce((sum, r) => sum + pick(r), 0) / runs.length;
+    const challenge = byMode.get('challenge') ?? [];
+    const challengeRps = challenge.length > 0 ? mean(challenge, (r) => r.load.rps) : NaN;
+    const challengeMain = challenge.length > 0 ? mean(challenge, (r) => r.gateMainThreadCpuUsPerRequest) : NaN;
+    const challengeCpu = challenge.length > 0 ? mean(challenge, (r) => r.gateCpuUsPerRequest) : NaN;
+    const runsEach = modeRuns.length / byMode.size;
+    lines.push(`## Signed authentication by sign mode (${report.mainConnections} connections, ${runsEach} runs of ${report.durations.sweep} s each, in alternation)`, '');
+    lines.push(
+      table(
+        ['X-404-Sign-Mode', 'logins/s (mean)', 'each run', 'of challenge', 'p99 ms (worst)', 'non-2xx', 'gate CPU µs/login', 'beyond challenge', 'of which main thread', 'beyond challenge'],
+        [...byMode].map(([mode, runs]) => {
+          const cpu = mean(runs, (r) => r.gateCpuUsPerRequest);
+          const main = mean(runs, (r) => r.gateMainThreadCpuUsPerRequest);
+          return [
+            mode,
+            f0(mean(runs, (r) => r.load.rps)),
+            runs.map((r) => f0(r.load.rps)).join(', '),
+            pct(mean(runs, (r) => r.load.rps) / challengeRps),
+            f2(Math.max(...runs.map((r) => r.load.p99Ms))),
+            runs.reduce((sum, r) => sum + r.load.non2xx + r.load.errors, 0),
+            f0(cpu),
+            f0(cpu - challengeCpu),
+            f0(main),
+            f0(main - challengeMain),
+          ];
+        }),
+      ),
+      '',
+      '- One gate with SIWS_DOMAINS set (every mode accepted), warmed up with one login per wallet; the same 1000 wallets and policy as above. Each round runs the modes in order and then in reverse (challenge, siws, offchain, memo-tx, memo-tx, offchain, siws, challenge), so a drift of the shared machine hits every mode alike; the figures are means over the runs. The load generator prepared every message beforehand, as a wallet would: the SIWS text with @solana/wallet-standard-util, the off-chain message in Agave\'s layout (`solana sign-offchain-message`), the memo transaction with @solana/web3.js (legacy, one Memo instruction).',
+      '- "Beyond challenge": what the mode costs the gate more than the seed\'s string, per login — on the event loop, reading and checking the proof (base64, UTF-8 and the SIWS grammar; the transaction decode and its checks), and in the pool a signature over a longer message (~300 bytes for siws, ~280 for memo-tx, ~120 for the challenge). `node dist/bench/proofs.js` measures the reading alone, per call, without HTTP.',
+      '',
+    );
+  }
+
   const loginsSweep = report.sweep.filter((r) => r.name === 'signed authentication');
   if (loginsSweep.length > 0) {
     lines.push(`## Signed authentication by WORKER_THREADS × connections (${report.durations.sweep} s each)`, '');
@@ -183,6 +249,8 @@ export function renderReport(report: BenchReport): string {
       '',
     );
   }
+
+  if (report.previous) lines.push(...renderPrevious(report));
 
   if (report.memory) {
     const m = report.memory;
@@ -285,3 +353,36 @@ function machineShares(r: ScenarioResult): string {
   const { gate, loadGenerator, localnet, other, idle } = r.machine;
   return [gate, loadGenerator, localnet, other, idle].map((share) => `${(share * 100).toFixed(0)}`).join(' / ') + ' %';
 }
+
+/**
+ * This run beside the previous one. The machine is shared and its speed drifts between days, so
+ * absolute rates are set beside the bare uWS route measured in the same run: a change of the gate
+ * shows in the gate's share of that ceiling (or of the verify ceiling, for logins), not in req/s.
+ */
+function renderPrevious(report: BenchReport): string[] {
+  const previous = report.previous!;
+  const bareNow = bareRps(report, 'nonce request', report.mainConnections);
+  const barePrevious = previous.bare.find((b) => b.name === 'nonce request' && b.connections === report.mainConnections)?.rps;
+  const rows = report.main
+    .map((now) => {
+      const before = previous.main.find((r) => r.name === now.name);
+      if (!before) return undefined;
+      const isLogin = now.name.startsWith('signed authentication') || now.name.startsWith('mixed');
+      const shareNow = isLogin ? now.load.rps / report.verify.ceilingPerSecond : bareNow ? now.load.rps / bareNow : undefined;
+      const shareBefore = isLogin ? (previous.verifyCeiling ? before.rps / previous.verifyCeiling : undefined) : barePrevious ? before.rps / barePrevious : undefined;
+      return [now.name, f0(before.rps), f0(now.load.rps), isLogin ? 'verify ceiling' : 'bare uWS nonce route', pct(shareBefore), pct(shareNow), f1(before.gateCpuUsPerRequest), f1(now.gateCpuUsPerRequest)];
+    })
+    .filter((row): row is string[] => row !== undefined);
+  if (rows.length === 0) return [];
+  const when = new Date(previous.startedAt).toISOString();
+  return [
+    `## Against the previous run (${when}${previous.quick ? ', a quick run' : ''})`,
+    '',
+    `Both runs on this kind of machine, which is shared: its speed differs from day to day (the bare uWS nonce route: ${f0(barePrevious)} req/s then, ${f0(bareNow)} now; ` +
+      `the verify ceiling: ${f0(previous.verifyCeiling)} /s then, ${f0(report.verify.ceilingPerSecond)} now). Compare the shares of the ceiling measured in the same run, not the rates.`,
+    '',
+    table(['scenario', 'req/s then', 'req/s now', 'share of', 'then', 'now', 'gate CPU µs/req then', 'now'], rows),
+    '',
+  ];
+}
+

@@ -35,6 +35,8 @@ import {
   forwardAuthRequests,
   forwardAuthScenario,
   loginBudget,
+  pairedFirstSignIns,
+  type PairedFirstSignIns,
   loginScenario,
   mixedScenario,
   nonceScenario,
@@ -45,7 +47,7 @@ import {
   type ScenarioResult,
   warmUp,
 } from './scenarios.js';
-import { AUTH_PATH, benchWallets } from './wallets.js';
+import { AUTH_PATH, BENCH_SIWS_DOMAIN, benchWallets, SIGN_MODES, type BenchSignMode } from './wallets.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
@@ -68,6 +70,7 @@ const WALLETS = 1000;
 const REAUTH_TOKENS = 256;
 const FIRST_SIGN_IN = 'signed authentication, first sign-in of each wallet';
 const EDDSA_LOGIN = 'signed authentication, EdDSA tokens';
+export const SIGN_MODE_LOGIN = 'signed authentication, sign mode ';
 const JWT_SECRET = 'x404-bench-secret-not-for-production-0123456789';
 
 function log(message: string): void {
@@ -100,8 +103,16 @@ function eddsaEnv(): Record<string, string> {
 }
 
 /** Prepares the logins a run will need (rate estimated from the previous run), then runs it. */
-async function timedLogins(ctx: BenchContext, connections: number, durationSec: number, workerThreads: string, expectedRate: number, name?: string): Promise<ScenarioResult> {
-  const prepared = await prepareLogins(ctx, loginBudget(expectedRate, durationSec, connections));
+async function timedLogins(
+  ctx: BenchContext,
+  connections: number,
+  durationSec: number,
+  workerThreads: string,
+  expectedRate: number,
+  name?: string,
+  mode: BenchSignMode = 'challenge',
+): Promise<ScenarioResult> {
+  const prepared = await prepareLogins(ctx, loginBudget(expectedRate, durationSec, connections), undefined, mode);
   const result = await loginScenario(ctx, { connections, durationSec, workerThreads }, prepared, name);
   log(describe(result));
   return result;
@@ -121,6 +132,8 @@ async function main(): Promise<void> {
   const sweep: ScenarioResult[] = [];
   const bare: BareResult[] = [];
   let memory: MemoryResult | undefined;
+  let paired: PairedFirstSignIns | undefined;
+  const signModes: ScenarioResult[] = [];
   let defaultWorkers = '';
   try {
     const policy = await setUpChain(localnet, wallets);
@@ -147,6 +160,8 @@ async function main(): Promise<void> {
       const firstPrepared = await prepareFirstLogins(ctx, loginBudget(expectedRate, MAIN_SEC, MAIN_CONNECTIONS));
       main.push(await loginScenario(ctx, shape, firstPrepared, FIRST_SIGN_IN));
       log(describe(main.at(-1)!));
+      paired = await pairedFirstSignIns(ctx, { ...shape, durationSec: SWEEP_SEC }, quick ? 1 : 3, loginBudget(expectedRate, SWEEP_SEC, MAIN_CONNECTIONS));
+      log(`first sign-ins against known wallets, ABBA × ${paired.rounds}: known ${paired.known.map((r) => r.toFixed(0)).join(', ')}; first ${paired.first.map((r) => r.toFixed(0)).join(', ')}; ratio ${(paired.ratio * 100).toFixed(1)} %`);
       main.push(await reauthScenario(ctx, shape));
       log(describe(main.at(-1)!));
       main.push(await mixedScenario(ctx, shape));
@@ -177,6 +192,23 @@ async function main(): Promise<void> {
         log(describe(main.at(-1)!));
       },
       eddsaEnv(),
+    );
+
+    // Every sign mode on one gate that accepts them all (SIWS_DOMAINS set): what reading and
+    // checking each proof costs beside the seed's string. In alternation (the modes, then the
+    // same in reverse, per round), so the machine's drift hits every mode alike.
+    await withGate(
+      localnet,
+      undefined,
+      async (gate) => {
+        const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+        await warmUp(ctx);
+        const order = [...SIGN_MODES, ...[...SIGN_MODES].reverse()];
+        for (let round = 0; round < (quick ? 1 : 2); round++) {
+          for (const mode of order) signModes.push(await timedLogins(ctx, MAIN_CONNECTIONS, SWEEP_SEC, defaultWorkers, expectedRate, `${SIGN_MODE_LOGIN}${mode}`, mode));
+        }
+      },
+      { SIWS_DOMAINS: BENCH_SIWS_DOMAIN },
     );
 
     // A fresh gate, so the growth is not hidden by the heap the login runs already grew.
@@ -239,13 +271,17 @@ async function main(): Promise<void> {
     sweep,
     bare,
     memory,
+    paired,
+    signModes,
     mainConnections: MAIN_CONNECTIONS,
     wallets: WALLETS,
     durations: { main: MAIN_SEC, sweep: SWEEP_SEC },
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
   };
   const out = outArg ? outArg.slice('--out='.length) : defaultOut;
-  report.soak = previousReport(out)?.soak;
+  const previous = previousReport(out);
+  report.soak = previous?.soak;
+  report.previous = previousFigures(previous);
   writeFileSync(out, renderReport(report));
   writeFileSync(out.replace(/\.md$/, '.json'), JSON.stringify(report, null, 2));
   log(`wrote ${out}`);
@@ -261,6 +297,18 @@ function previousReport(out: string): Partial<BenchReport> | undefined {
     report.finishedAt = new Date(report.finishedAt);
   }
   return report;
+}
+
+/** What the report compares this run with: the main scenarios and bare routes of the previous full run. */
+function previousFigures(previous: Partial<BenchReport> | undefined): BenchReport['previous'] {
+  if (previous?.main === undefined || previous.startedAt === undefined) return undefined;
+  return {
+    startedAt: previous.startedAt,
+    quick: previous.quick ?? false,
+    main: previous.main.map(({ name, load, gateCpuUsPerRequest }) => ({ name, rps: load.rps, gateCpuUsPerRequest })),
+    bare: (previous.bare ?? []).map(({ name, load, cpuUsPerRequest }) => ({ name, connections: load.connections, rps: load.rps, cpuUsPerRequest })),
+    verifyCeiling: previous.verify?.ceilingPerSecond,
+  };
 }
 
 /** `--soak`: the soak alone, written into its own section of the report at `out` (the rest kept). */

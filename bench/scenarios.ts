@@ -2,7 +2,7 @@ import type autocannon from 'autocannon';
 import { runLoad, type LoadResult } from './load.js';
 import { type Child, type LocalnetChild, type RpcCounters, sampleMachine, sampleProcess } from './processes.js';
 import { signLogins } from './sign-pool.js';
-import { AUTH_PATH, type BenchWallet, loginHeaders, signedLoginHeaders, walletSeeds } from './wallets.js';
+import { AUTH_PATH, type BenchSignMode, type BenchWallet, proofLoginHeaders, signedLoginHeaders, walletSeeds } from './wallets.js';
 
 /**
  * The four scenarios of the issue, each one autocannon run against the gate process with the
@@ -135,10 +135,18 @@ export async function collectNonces(gateUrl: string, count: number): Promise<str
 }
 
 /** Signed login headers, wallets (seeds) in rotation, each nonce used exactly once; signed on every core. */
-export async function prepareLogins(ctx: BenchContext, count: number, seeds: Uint8Array[] = ctx.wallets.map((w) => w.seed)): Promise<Record<string, string>[]> {
+export async function prepareLogins(
+  ctx: BenchContext,
+  count: number,
+  seeds: Uint8Array[] = ctx.wallets.map((w) => w.seed),
+  mode: BenchSignMode = 'challenge',
+): Promise<Record<string, string>[]> {
   const nonces = await collectNonces((ctx.nonceSource ?? ctx.gate).url, count);
-  const signed = await signLogins(nonces.map((nonce, i) => ({ seed: seeds[i % seeds.length]!, nonce })));
-  return signed.map(({ address, nonce, signature }) => loginHeaders(address, nonce, signature, ctx.policy));
+  const signed = await signLogins(
+    nonces.map((nonce, i) => ({ seed: seeds[i % seeds.length]!, nonce })),
+    mode,
+  );
+  return signed.map(({ address, nonce, signature, message }) => proofLoginHeaders(address, nonce, { signature, ...(message === undefined ? {} : { message }) }, mode, ctx.policy));
 }
 
 let freshFamilies = 0;
@@ -297,6 +305,36 @@ export function forwardAuthScenario(ctx: BenchContext, shape: RunShape, name = '
     const load = await runLoad({ url: ctx.gate.url + FORWARD_AUTH_PATH, connections: shape.connections, durationSec: shape.durationSec, requests: forwardAuthRequests(ctx) });
     return { load, authentications: 0 };
   });
+}
+
+/** First sign-ins against logins of known wallets, measured in alternation (see pairedFirstSignIns). */
+export interface PairedFirstSignIns {
+  rounds: number;
+  durationSec: number;
+  /** Logins/s of known wallets and of first sign-ins, in the order they ran (two of each per round). */
+  known: number[];
+  first: number[];
+  /** Σ first ÷ Σ known. */
+  ratio: number;
+}
+
+/**
+ * First sign-ins beside logins of known wallets, ABBA per round (known, first, first, known): on a
+ * shared machine whose speed drifts by tens of percent within minutes, two single runs taken one
+ * after the other compare the drift as much as the scenarios; alternating cancels a steady drift.
+ */
+export async function pairedFirstSignIns(ctx: BenchContext, shape: RunShape, rounds: number, budget: number): Promise<PairedFirstSignIns> {
+  const known: number[] = [];
+  const first: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const which of ['known', 'first', 'first', 'known'] as const) {
+      const prepared = which === 'known' ? await prepareLogins(ctx, budget) : await prepareFirstLogins(ctx, budget);
+      const result = await loginScenario(ctx, shape, prepared, which);
+      (which === 'known' ? known : first).push(result.load.rps);
+    }
+  }
+  const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
+  return { rounds, durationSec: shape.durationSec, known, first, ratio: sum(first) / sum(known) };
 }
 
 export type ScenarioName = 'nonce' | 'reauth' | 'mixed' | 'first' | 'login' | 'forward';

@@ -3,25 +3,28 @@
  * thousands of logins uses every core. Plain data in and out.
  */
 import { parentPort } from 'node:worker_threads';
-import { keyFromSeed, signChallenge } from './wallets.js';
+import { keyFromSeed, signProof, type BenchSignMode } from './wallets.js';
 
 export interface SignRequest {
   id: number;
   seeds: Uint8Array[];
   nonces: string[];
+  mode: BenchSignMode;
 }
 
 export interface SignReply {
   id: number;
   addresses: string[];
   signatures: string[];
+  /** X-404-Message per login (base64), for the modes that send one. */
+  messages: (string | undefined)[];
 }
 
 /** Keys by seed, for wallets that sign again and again; bounded (fresh wallets sign once). */
 const keys = new Map<string, ReturnType<typeof keyFromSeed>>();
 
-parentPort!.on('message', ({ id, seeds, nonces }: SignRequest) => {
-  const reply: SignReply = { id, addresses: [], signatures: [] };
+parentPort!.on('message', ({ id, seeds, nonces, mode }: SignRequest) => {
+  const reply: SignReply = { id, addresses: [], signatures: [], messages: [] };
   seeds.forEach((seed, i) => {
     const cacheKey = Buffer.from(seed).toString('hex');
     let key = keys.get(cacheKey);
@@ -29,8 +32,10 @@ parentPort!.on('message', ({ id, seeds, nonces }: SignRequest) => {
       key = keyFromSeed(Buffer.from(seed));
       if (keys.size < 5000) keys.set(cacheKey, key);
     }
+    const proof = signProof(key.privateKey, key.address, nonces[i]!, mode);
     reply.addresses.push(key.address);
-    reply.signatures.push(signChallenge(key.privateKey, nonces[i]!));
+    reply.signatures.push(proof.signature);
+    reply.messages.push(proof.message);
   });
   parentPort!.postMessage(reply);
 });

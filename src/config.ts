@@ -1,6 +1,7 @@
 import os from 'node:os';
 import ms from 'ms';
 import { DEFAULT_KEY_PREFIX, keyPrefixProblem } from './redis/keys.js';
+import { CHAIN_ID as SIWS_CHAIN_ID, isSiwsStatement } from './sign-modes/siws.js';
 
 /**
  * Every setting of the gate, read and validated once at start-up (CONTRACT §1 plus the project's
@@ -63,7 +64,18 @@ export interface Config {
   cookieName: string;
   /** Set the cookie on a successful sign-in. */
   setCookie: boolean;
+  /** The proofs a login may send (X-404-Sign-Mode); `challenge` is the seed's signed string. */
+  signModes: readonly SignMode[];
+  /** Sign In With Solana: the domains (host[:port]) a message may name; siws is off without them. */
+  siwsDomains: readonly string[];
+  /** The `Chain ID` a SIWS message must carry. */
+  siwsChainId: string;
+  /** The statement the nonce response suggests for SIWS messages (not checked: wallets show it). */
+  siwsStatement: string | undefined;
 }
+
+export const SIGN_MODES = ['challenge', 'siws', 'offchain', 'memo-tx'] as const;
+export type SignMode = (typeof SIGN_MODES)[number];
 
 export const JWT_ALGS = ['HS256', 'EdDSA', 'ES256'] as const;
 export type JwtAlg = (typeof JWT_ALGS)[number];
@@ -190,6 +202,35 @@ function policySettings(env: Env): { policiesFile: string | undefined; policyMod
   return { policiesFile, policyMode };
 }
 
+/** host[:port], a DNS name or IPv4 address (what a browser's `location.host` is for such a page), lower-cased. */
+const SIWS_DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::[0-9]{1,5})?$/;
+
+function signInSettings(env: Env): Pick<Config, 'signModes' | 'siwsDomains' | 'siwsChainId' | 'siwsStatement'> {
+  const siwsDomains = (env.SIWS_DOMAINS ?? '')
+    .split(',')
+    .map((domain) => domain.trim().toLowerCase())
+    .filter(Boolean);
+  for (const domain of siwsDomains) {
+    if (!SIWS_DOMAIN.test(domain) || domain.length > 253) throw new ConfigError('SIWS_DOMAINS', `must list host[:port] values such as app.example.com or localhost:5173 (no scheme or path), got "${domain}"`);
+  }
+  // The same rules the SIWS parser applies (src/sign-modes/siws.ts): the gate never offers what it would refuse.
+  const siwsChainId = text(env, 'SIWS_CHAIN_ID', 'mainnet');
+  if (!SIWS_CHAIN_ID.test(siwsChainId)) throw new ConfigError('SIWS_CHAIN_ID', `must be a cluster name such as mainnet, devnet or solana:mainnet (1–32 of A–Z a–z 0–9 _ -), got "${siwsChainId}"`);
+  const siwsStatement = env.SIWS_STATEMENT?.trim() || undefined;
+  if (siwsStatement !== undefined && (siwsStatement.length > 256 || !isSiwsStatement(siwsStatement))) {
+    throw new ConfigError('SIWS_STATEMENT', 'must be at most 256 characters on one line of letters, digits, spaces and URI punctuation (no " % < > \\ ^ ` { | })');
+  }
+
+  const fallback = siwsDomains.length > 0 ? SIGN_MODES.join(',') : 'challenge,offchain,memo-tx';
+  const signModes = [...new Set(text(env, 'SIGN_MODES', fallback).split(',').map((mode) => mode.trim().toLowerCase()).filter(Boolean))];
+  for (const mode of signModes) {
+    if (!(SIGN_MODES as readonly string[]).includes(mode)) throw new ConfigError('SIGN_MODES', `must list modes among ${SIGN_MODES.join(', ')}, got "${mode}"`);
+  }
+  if (signModes.length === 0) throw new ConfigError('SIGN_MODES', `must list at least one of ${SIGN_MODES.join(', ')}`);
+  if (signModes.includes('siws') && siwsDomains.length === 0) throw new ConfigError('SIGN_MODES', 'includes siws, which needs SIWS_DOMAINS (the domains of the pages that sign in)');
+  return { signModes: signModes as SignMode[], siwsDomains, siwsChainId, siwsStatement };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const jwtSecret = text(env, 'JWT_SECRET');
   if (jwtSecret.length < 32) {
@@ -255,5 +296,6 @@ export function loadConfig(env: Env = process.env): Config {
     jwtAudience: claimValue(env, 'JWT_AUDIENCE'),
     cookieName: cookieName(env),
     setCookie: oneOf(env, 'X404_SET_COOKIE', 'false', ['true', 'false'] as const) === 'true',
+    ...signInSettings(env),
   };
 }

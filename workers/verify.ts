@@ -1,6 +1,6 @@
-import { verifyBatch, type VerifyBatch } from '../src/signature/ed25519.js';
+import { runVerifyTask, type VerifyTask, type VerifyTaskResult } from '../src/signature/verify-task.js';
 
-/** Piscina worker: one batch of ed25519 verifications in, one result byte per entry out. */
-export default function verify(batch: VerifyBatch): Uint8Array {
-  return verifyBatch(batch);
+/** Piscina worker: one batch of ed25519 verifications (and the valid signers' ATAs) in, the results out. */
+export default function verify(task: VerifyTask): VerifyTaskResult {
+  return runVerifyTask(task);
 }

@@ -1,5 +1,5 @@
-import bs58 from 'bs58';
 import { decodeBase58 } from '../lib/base58.js';
+import { encodeBase58 } from '../lib/base58-encode.js';
 
 /** Base58 alphabet, 32–44 characters: the shape of an address in a reply (cheap, no decoding). */
 const ADDRESS_SHAPE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
@@ -23,10 +23,9 @@ export function addressBytes(address: string): Buffer {
 }
 
 /**
- * Base58 of 32 bytes as a flat string. bs58 builds its output one character at a time, which V8
- * keeps as a chain of ~44 concatenation nodes (~1.2 KB instead of ~60 bytes); the round trip
- * through a Buffer copies it into one flat string, which matters for strings that get cached.
+ * Base58 of 32 bytes as a flat string (encodeBase58 writes it into a buffer, where bs58 builds a
+ * ~44-node concatenation chain: ~1.2 KB instead of ~60 bytes, which matters for cached strings).
  */
 export function encodeAddress(bytes: Uint8Array): string {
-  return Buffer.from(bs58.encode(bytes), 'latin1').toString('latin1');
+  return encodeBase58(bytes);
 }

@@ -8,16 +8,17 @@
  *   2. x² = u/v has a root mod p, u = y² − 1, v = d·y² + 1 — equivalently u·v is zero or a
  *      quadratic residue (v is never 0 because −1/d is not a square),
  *   3. and not x = 0 (y = ±1) with the sign bit set.
- * Step 2 is a Jacobi symbol (Euclid-like, ~16 µs in BigInt) instead of the square root that costs a
- * ~255-step modular exponentiation. The on-chain runtime (curve25519-dalek) is laxer in 1 and 3 —
+ * Step 2 is a Legendre symbol (the binary Jacobi algorithm in WebAssembly, legendre.ts: ~3 µs)
+ * instead of the square root that costs a ~255-step modular exponentiation. The on-chain runtime
+ * (curve25519-dalek) is laxer in 1 and 3 —
  * it reduces y ≥ p and accepts x = 0 with the sign bit — but a SHA-256 output hits one of those
  * ~21 encodings with probability ~2^-250, so both rules give the same addresses in practice.
  */
+import { legendre } from './legendre.js';
+
 const P = (1n << 255n) - 19n;
 const D = 37095705934669439343138083508754565189542113879843219016388785533085940283555n;
 const TOP_BIT_CLEARED = (1n << 63n) - 1n;
-/** Below this both operands fit a double exactly and the Jacobi loop continues in Numbers. */
-const SAFE_NUMBER = 1n << 53n;
 
 export function isOnCurve(bytes: Uint8Array): boolean {
   if (bytes.length !== 32) throw new TypeError('a curve point encoding is 32 bytes');
@@ -34,38 +35,5 @@ export function isOnCurve(bytes: Uint8Array): boolean {
   const uv = (u * v) % P;
   const signBit = (view[31]! & 0x80) !== 0;
   if (uv === 0n) return !signBit; // x = 0: only the encoding without the sign bit is canonical
-  return jacobi(uv, P) === 1;
-}
-
-/** Jacobi symbol (a/n) for odd n > 0, 0 ≤ a < n; for prime n it is the Legendre symbol. */
-export function jacobi(a: bigint, n: bigint): number {
-  let sign = 1;
-  while (a !== 0n) {
-    if (n < SAFE_NUMBER) return sign * jacobiOfNumbers(Number(a), Number(n));
-    while ((a & 1n) === 0n) {
-      a >>= 1n;
-      const r = n & 7n;
-      if (r === 3n || r === 5n) sign = -sign; // (2/n) = −1 iff n ≡ 3, 5 (mod 8)
-    }
-    [a, n] = [n, a];
-    if ((a & 3n) === 3n && (n & 3n) === 3n) sign = -sign; // quadratic reciprocity
-    a %= n;
-  }
-  return n === 1n ? sign : 0;
-}
-
-/** The same loop on doubles (exact below 2^53; `%` on doubles is exact for integers). */
-function jacobiOfNumbers(a: number, n: number): number {
-  let sign = 1;
-  while (a !== 0) {
-    while (a % 2 === 0) {
-      a /= 2;
-      const r = n % 8;
-      if (r === 3 || r === 5) sign = -sign;
-    }
-    [a, n] = [n, a];
-    if (a % 4 === 3 && n % 4 === 3) sign = -sign;
-    a %= n;
-  }
-  return n === 1 ? sign : 0;
+  return legendre(uv) === 1;
 }

@@ -22,6 +22,16 @@ export class LruCache<K, V> {
     return value;
   }
 
+  /** The value without counting as a use. */
+  peek(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Presence, without counting as a use. */
+  has(key: K): boolean {
+    return this.entries.has(key);
+  }
+
   set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);

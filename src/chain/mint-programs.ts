@@ -24,6 +24,12 @@ export class MintPrograms {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** The owning program when it is known now (no lookup, no recency change); undefined otherwise. */
+  knownProgramOf(mint: string): Owner | undefined {
+    const cached = this.known.peek(mint);
+    return cached && cached.until > this.now() ? cached.program : undefined;
+  }
+
   /**
    * The token program owning each mint, or null when the address is not a mint of either.
    * `deadlineMs` bounds the lookup (see AccountBatcher.load); a caller that joins a lookup already

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { AccountBatcher } from './account-batcher.js';
+import { isAtaCached, rememberAssociatedTokenAddress, type AtaSeed } from './ata.js';
 import { readSignatures, readTransactions, type HistoryCommitment } from './history.js';
 import { readAllBalances, readAtaBalances } from './holdings.js';
 import { MintPrograms } from './mint-programs.js';
@@ -52,6 +53,22 @@ class RpcChainReader implements ChainReader {
     return config.holdingsScope === 'ata'
       ? readAtaBalances(batcher, mintPrograms, wallet, mints, this.deadlineMs)
       : readAllBalances(rpc, config.rpcCommitment, wallet, mints, this.deadlineMs);
+  }
+
+  atasToDerive(wallet: string, mints: readonly string[]): AtaSeed[] {
+    if (this.parts.config.holdingsScope !== 'ata') return [];
+    const seeds: AtaSeed[] = [];
+    for (const mint of new Set(mints)) {
+      const program = this.parts.mintPrograms.knownProgramOf(mint);
+      if (program === undefined || program === null) continue;
+      const seed = { owner: wallet, mint, program };
+      if (!isAtaCached(seed)) seeds.push(seed);
+    }
+    return seeds;
+  }
+
+  rememberAtas(seeds: readonly AtaSeed[], addresses: readonly string[]): void {
+    seeds.forEach((seed, i) => rememberAssociatedTokenAddress(seed, addresses[i] as string));
   }
 
   async getMultipleAccounts(keys: readonly string[], slice?: DataSlice): Promise<(AccountInfo | null)[]> {

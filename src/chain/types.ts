@@ -1,3 +1,4 @@
+import type { AtaSeed } from './ata.js';
 /**
  * What the gate reads from the chain. Every method either returns data that was validated
  * against Solana's documented wire format (../shared/SOLANA.md) or throws a GateError
@@ -77,6 +78,15 @@ export interface ChainReader {
    * nothing of maps to 0n. Mints must be valid base58 32-byte addresses.
    */
   getTokenBalances(wallet: string, mints: readonly string[]): Promise<Map<string, bigint>>;
+  /**
+   * The associated token accounts getTokenBalances(wallet, mints) would derive and has not derived
+   * yet — those of mints whose token program is already known; none with HOLDINGS_SCOPE=all. The
+   * pipeline has them derived in the verify pool, in the task that checks the signature, so a
+   * first sign-in does not spend event-loop time on them (rememberAtas hands them back).
+   */
+  atasToDerive(wallet: string, mints: readonly string[]): AtaSeed[];
+  /** Caches ATAs derived elsewhere (`addresses[i]` is the ATA of `seeds[i]`). */
+  rememberAtas(seeds: readonly AtaSeed[], addresses: readonly string[]): void;
   /** Batched, deduplicated, limited: concurrent callers share getMultipleAccounts calls. */
   getMultipleAccounts(keys: readonly string[], slice?: DataSlice): Promise<(AccountInfo | null)[]>;
   /** One page, newest first (limit ≤ 1000; before/until exclusive). */

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { authenticate, decodeTokenClaims, isFeature, X404Error, type AuthStep, type Feature, type PolicyFor } from '../sdk/index.js';
+import { authenticate, decodeTokenClaims, isFeature, X404Error, type AuthStep, type Feature, type PolicyFor, type SignMode } from '../sdk/index.js';
 import { EXIT, isoTime, printProgress, printResult, readKeypairFile, readPolicyOption, UsageError } from './io.js';
 
-export const LOGIN_HELP = `Usage: x404 login --url <gate> --feature <name> --keypair <file> [--policy <json|@file> | --policy-name <name>] [options]
+export const LOGIN_HELP = `Usage: x404 login --url <gate> --feature <name> --keypair <file> [--policy <json|@file> | --policy-name <name>] [--sign-mode <mode>] [options]
 
 Signs in to a gate with a Solana keypair and prints the token (first line of stdout), then its
 decoded claims as JSON. Progress goes to stderr.
@@ -14,6 +14,10 @@ decoded claims as JSON. Progress goes to stderr.
                       blacklist: {"excluded_mints":[...],"max_holdings":{"<mint>":"<amount>"}}
   --policy-name <name>  one of the gate's operator policies (GET /x404_policies)
   --lat <n> --long <n>  your position, when the policy has "geo_code": true
+  --sign-mode <mode>  how the keypair proves itself: challenge (default), siws (Sign In With
+                      Solana; the gate must set SIWS_DOMAINS), offchain (the Solana off-chain
+                      message, as Ledger and \`solana sign-offchain-message\` sign it) or memo-tx
+                      (a memo transaction that can never land, as hardware wallets sign it)
   --json              print one JSON object {token, publicKey, feature, claims, body} instead
   -q, --quiet         no progress on stderr`;
 
@@ -23,6 +27,9 @@ const STEP_TEXT: Record<AuthStep, string> = {
   signing: 'Signing the challenge',
   'logging-in': 'Logging in',
 };
+
+/** A keypair can sign every proof; `auto` would pick siws where the gate offers it, so the CLI's default is explicit. */
+const CLI_SIGN_MODES = ['challenge', 'siws', 'offchain', 'memo-tx', 'auto'] as const;
 
 /** Gate answers that mean "try again later" rather than "no". */
 const TRANSIENT_CODES = new Set(['NONCE_ERROR', 'NETWORK_ERROR', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'INTERNAL_ERROR']);
@@ -38,6 +45,7 @@ export async function loginCommand(argv: string[]): Promise<number> {
       'policy-name': { type: 'string' },
       lat: { type: 'string' },
       long: { type: 'string' },
+      'sign-mode': { type: 'string' },
       json: { type: 'boolean', default: false },
       quiet: { type: 'boolean', short: 'q', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -56,6 +64,8 @@ export async function loginCommand(argv: string[]): Promise<number> {
   const feature = values.feature as string;
   if (!isFeature(feature)) throw new UsageError(`--feature must be one of blacklist, timelock, multitoken, activity, tier, nodebt, age; got "${feature}"`);
 
+  const signMode = values['sign-mode'] ?? 'challenge';
+  if (!(CLI_SIGN_MODES as readonly string[]).includes(signMode)) throw new UsageError(`--sign-mode must be one of ${CLI_SIGN_MODES.join(', ')}; got "${signMode}"`);
   const secretKey = readKeypairFile(values.keypair as string);
   const policyName = values['policy-name'];
   const policy = values.policy === undefined && policyName !== undefined ? undefined : readPolicyOption(values.policy);
@@ -63,7 +73,7 @@ export async function loginCommand(argv: string[]): Promise<number> {
   const fullPolicy = policy === undefined && Object.keys(position).length === 0 ? undefined : { ...policy, ...position };
   const progress = values.quiet ? () => {} : printProgress;
 
-  const common = { baseUrl: url, feature: feature as Feature, signer: { secretKey }, storage: false as const, onProgress: (step: AuthStep) => progress(`… ${STEP_TEXT[step]}`) };
+  const common = { baseUrl: url, feature: feature as Feature, signer: { secretKey }, signMode: signMode as SignMode, storage: false as const, onProgress: (step: AuthStep) => progress(`… ${STEP_TEXT[step]}`) };
   // Either an operator policy by name (with the caller's position, if any) or the policy itself.
   const rules =
     policyName !== undefined
@@ -73,7 +83,7 @@ export async function loginCommand(argv: string[]): Promise<number> {
   try {
     const result = await authenticate({ ...common, ...rules });
     const claims = decodeTokenClaims(result.token);
-    progress(`✓ Signed in as ${result.publicKey} for ${result.feature}; the token expires ${isoTime(claims?.exp)}`);
+    progress(`✓ Signed in as ${result.publicKey} for ${result.feature} (${result.signMode ?? signMode}); the token expires ${isoTime(claims?.exp)}`);
     if (values.json) {
       printResult(JSON.stringify({ token: result.token, publicKey: result.publicKey, feature: result.feature, claims, body: result.body }));
     } else {

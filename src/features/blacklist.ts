@@ -21,6 +21,8 @@ export const blacklistFeature: Feature<BlacklistParams> = {
     };
   },
 
+  heldMints: ({ excludedMints, maxHoldings }) => [...excludedMints, ...maxHoldings.keys()],
+
   async check(wallet, { excludedMints, maxHoldings }, { chain }) {
     const mints = [...new Set([...excludedMints, ...maxHoldings.keys()])];
     if (mints.length === 0) return {};

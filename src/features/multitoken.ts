@@ -34,6 +34,8 @@ export const multitokenFeature: Feature<MultitokenParams> = {
     return { requirements, needed, mode };
   },
 
+  heldMints: ({ requirements }) => requirements.map((requirement) => requirement.mint),
+
   async check(wallet, { requirements, needed, mode }, { chain }) {
     const balances = await chain.getTokenBalances(wallet, [...new Set(requirements.map((r) => r.mint))]);
     const report = requirements.map((requirement) => reportRequirement(requirement, balances));

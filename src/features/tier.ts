@@ -37,6 +37,8 @@ export const tierFeature: Feature<TierParams> = {
     return { tiers };
   },
 
+  heldMints: ({ tiers }) => tiers.map(({ requirement }) => requirement.mint),
+
   async check(wallet, { tiers }, { chain }) {
     const balances = await chain.getTokenBalances(wallet, [...new Set(tiers.map((t) => t.requirement.mint))]);
     const report = tiers.map(({ tier, requirement }) => ({ tier, ...reportRequirement(requirement, balances) }));

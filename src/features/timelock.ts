@@ -36,6 +36,8 @@ export const timelockFeature: Feature<TimelockParams> = {
     };
   },
 
+  heldMints: ({ mint }) => [mint],
+
   /**
    * Starts from the current holdings and rewinds them through the transactions of the tracked
    * token accounts (lib/token-accounts.ts), newest first, reading each account's own signature

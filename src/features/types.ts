@@ -28,5 +28,10 @@ export interface Feature<Params = unknown> {
   /** blacklist requires the geolocation headers (SEED-SPEC §4.2); elsewhere absent means off. */
   geoRequired: boolean;
   parse(headers: HeaderBag): Params;
+  /**
+   * The mints whose balances `check` reads with getTokenBalances, when it reads any: their ATAs are
+   * derived beside the signature check, off the event loop (ChainReader.atasToDerive).
+   */
+  heldMints?(params: Params): readonly string[];
   check(wallet: string, params: Params, context: FeatureContext): Promise<FeatureResults>;
 }

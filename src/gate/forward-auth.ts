@@ -61,6 +61,7 @@ export function handleForwardAuth(request: ForwardAuthRequest, deps: ForwardAuth
   const answerHeaders: Record<string, string> = { 'Cache-Control': 'no-store', 'X-404-Wallet': claims.sub, 'X-404-Feature': claims.feature };
   if (typeof claims.pnm === 'string') answerHeaders['X-404-Policy'] = claims.pnm;
   if (typeof claims.tier === 'string') answerHeaders['X-404-Tier'] = claims.tier;
+  answerHeaders['X-404-Sign-Mode'] = typeof claims.sgm === 'string' ? claims.sgm : 'challenge';
   return { status: 200, body: claims, headers: answerHeaders };
 }
 

@@ -12,7 +12,8 @@ import { NonceStoreUnavailable, type ConsumedNonceStore } from '../nonce/store.j
 import { policyHeadersOf } from '../policy/headers.js';
 import { resolvePolicy } from '../policy/resolve.js';
 import type { NamedPolicy, PolicySet } from '../policy/types.js';
-import { challengeFor } from '../signature/challenge.js';
+import { invalidSignature, readProof, signModeOf, SIGNATURE_FAILED, type Proof } from '../sign-modes/read-proof.js';
+import { nonceSignInOffer } from '../sign-modes/offer.js';
 import type { SignatureVerifier } from '../signature/verifier.js';
 import { policyDigest, policyOf } from '../token/policy.js';
 import type { GateClaims, TokenService } from '../token/jwt.js';
@@ -21,9 +22,9 @@ import { boundLogin, type LoginRun } from './login-deadline.js';
 
 /**
  * Everything `GET /x404_auth/{feature}` does, in contract order (CONTRACT §2–§6):
- * classify → parse headers and resolve the policy → accept nonce → verify signature → spend nonce →
- * feature checks → geolocation → sign token → respond. Each step is a named function below; the
- * HTTP layer only reads the request and writes what this returns. A login runs under
+ * classify → parse headers and resolve the policy → accept nonce → read the proof of the sign mode →
+ * verify signature → spend nonce → feature checks → geolocation → sign token → respond. Each step
+ * is a named function below; the HTTP layer only reads the request and writes what this returns. A login runs under
  * LOGIN_TIMEOUT_MS (login-deadline.ts): its chain reads carry the deadline, and past it the answer
  * is a 503.
  */
@@ -110,16 +111,18 @@ const DISPLAY_NAMES: Record<string, string> = {
 const displayName = (name: string): string => DISPLAY_NAMES[name] ?? name;
 
 function issueNonce(feature: FeatureName, { nonces, config, policies }: GateDependencies): GateResponse {
-  const { nonce, expiresInSeconds } = nonces.issue(feature);
+  const { nonce, issuedAtMs, expiresInSeconds } = nonces.issue(feature);
   const body: Record<string, unknown> = { status: 'nonce_ready', nonce, mechanism: config.mechanism, expiresIn: expiresInSeconds };
   if (policies) Object.assign(body, { policyMode: policies.mode, policies: policies.names[feature] });
+  const signIn = nonceSignInOffer(config, feature, issuedAtMs);
+  Object.assign(body, signIn.offer);
   return {
     status: 200,
     body,
-    // The same bytes JSON.stringify writes: the nonce is base64url, the mechanism [A-Za-z0-9]
+    // The same bytes JSON.stringify writes: the nonce is base32, the mechanism [A-Za-z0-9]
     // (validated at start-up) and expiresIn an integer, so nothing needs escaping; the policy
-    // names (POLICIES_FILE) are serialized once when the file is loaded.
-    json: `{"status":"nonce_ready","nonce":"${nonce}","mechanism":"${config.mechanism}","expiresIn":${expiresInSeconds}${policies ? policies.nonceBodySuffix[feature] : ''}}`,
+    // names (POLICIES_FILE) and the sign-in offer are serialized once.
+    json: `{"status":"nonce_ready","nonce":"${nonce}","mechanism":"${config.mechanism}","expiresIn":${expiresInSeconds}${policies ? policies.nonceBodySuffix[feature] : ''}${signIn.jsonSuffix}}`,
     headers: { 'X-404-Nonce': nonce, 'X-404-Mechanism': config.mechanism, ...NO_STORE },
   };
 }
@@ -176,9 +179,12 @@ async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun
   const wallet = parseWallet(headers, feature);
   const { named, geo, params } = parsePolicy(request, module, deps);
 
+  const mode = signModeOf(headers, deps.config);
+
   const nonce = headers.get('x-404-nonce') as string;
   const accepted = deps.nonces.accept(nonce, feature);
-  await verifySignature(request, wallet, deps);
+  const proof = readProof(mode, { feature, path: request.path, headers, wallet, nonce, accepted, config: deps.config, nowMs: deps.now() });
+  await verifySignature(proof, wallet, module.heldMints?.(params) ?? [], deps);
   run.stillWanted();
   await spendNonce(accepted.id, accepted.expiresAtMs, deps, run);
   run.stillWanted();
@@ -187,7 +193,7 @@ async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun
   const results = await module.check(wallet.address, params, { chain, config: deps.config, now: deps.now });
   run.stillWanted();
   checkLocation(geo);
-  return issueToken(request, module, wallet.address, results, deps, named);
+  return issueToken(request, module, wallet.address, results, deps, named, mode);
 }
 
 /**
@@ -221,11 +227,16 @@ function parseWallet(headers: HeaderBag, feature: FeatureName): Wallet {
   return { address, publicKey };
 }
 
-async function verifySignature({ feature, path, headers }: AuthRequest, wallet: Wallet, deps: GateDependencies): Promise<void> {
-  const signature = decodeBase58(headers.get('x-404-signature') as string);
-  const challenge = challengeFor(headers.get('x-404-nonce') as string, path, deps.config.mechanism, feature);
-  if (signature?.length !== 64 || !(await deps.signatures.verify(wallet.publicKey, challenge, signature))) {
-    throw new GateError(401, 'INVALID_SIGNATURE', 'Signature verification failed: X-404-Signature must be the base58 ed25519 signature of the challenge by X-404-Addr');
+/**
+ * In the worker pool, whatever the mode: the bytes the wallet signed are in the proof. The same task
+ * derives the wallet's ATAs of `heldMints` that are not cached yet (src/signature/verify-task.ts).
+ */
+async function verifySignature(proof: Proof, wallet: Wallet, heldMints: readonly string[], { signatures, chain }: GateDependencies): Promise<void> {
+  const seeds = heldMints.length > 0 ? chain.atasToDerive(wallet.address, heldMints) : [];
+  const { valid, atas } = await signatures.verify(wallet.publicKey, proof.signed, proof.signature, seeds);
+  if (atas.length > 0) chain.rememberAtas(seeds, atas);
+  if (!valid) {
+    throw invalidSignature(proof.mode === 'challenge' ? SIGNATURE_FAILED : `Signature verification failed: X-404-Signature must be X-404-Addr's ed25519 signature of the ${proof.mode} message in X-404-Message`);
   }
 }
 
@@ -252,7 +263,7 @@ async function spendNonce(id: string, expiresAtMs: number, { consumedNonces, met
   run.nonceId = id;
 }
 
-/** `pol` is the digest of the policy checked; `pnm` its name when it was an operator policy. */
+/** `pol` is the digest of the policy checked; `pnm` its name when it was an operator policy; `sgm` how the wallet signed, beyond the challenge. */
 function issueToken(
   { feature, headers }: AuthRequest,
   module: Feature,
@@ -260,9 +271,11 @@ function issueToken(
   results: FeatureResults,
   { tokens, config }: GateDependencies,
   named: NamedPolicy | undefined,
+  signMode: Proof['mode'],
 ): GateResponse {
   const pol = named ? named.digest : policyDigest(policyOf(headers, policyHeadersOf(module)) ?? {});
-  const token = tokens.sign({ ...results, sub: wallet, feature, pol, pnm: named?.name });
+  // No `sgm` for the seed's own proof: such tokens keep exactly the claims of earlier versions.
+  const token = tokens.sign({ ...results, sub: wallet, feature, pol, pnm: named?.name, ...(signMode === 'challenge' ? {} : { sgm: signMode }) });
   const responseHeaders = config.setCookie ? { ...NO_STORE, 'Set-Cookie': sessionCookie(token, headers, config) } : NO_STORE;
   return { status: 200, body: { success: true, token, publicKey: wallet, feature, ...results }, headers: responseHeaders };
 }

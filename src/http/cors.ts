@@ -7,6 +7,8 @@ const ALLOWED_HEADERS = [
   'X-404-Addr',
   'X-404-Feature',
   'X-404-Policy',
+  'X-404-Sign-Mode',
+  'X-404-Message',
   'x-jwt',
   'excluded_mints',
   'max_holdings',

@@ -6,6 +6,8 @@
  * is built per configuration (buildOpenApiDocument) and rebuilt when SIGHUP reloads them.
  */
 
+import { SIGN_MODES } from '../config.js';
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
@@ -251,6 +253,7 @@ function featureGet(feature: FeatureName, options: OpenApiOptions): JsonObject {
     description: [
       `1. Without X-404-Nonce, X-404-Signature and X-404-Addr: issues a nonce (X-404-Nonce, X-404-Mechanism headers; body NonceReady).`,
       `2. Sign the UTF-8 bytes of \`CHALLENGE::<nonce>::/x404_auth/${feature}::<mechanism>_${feature.toUpperCase()}\` with the wallet (ed25519) and send it base58-encoded in X-404-Signature, with X-404-Nonce, X-404-Addr, X-404-Feature and the feature's headers: answers LoginSuccess with a JWT.`,
+      `   Other proofs of the same challenge (X-404-Sign-Mode, with the message in X-404-Message): siws (Sign In With Solana), offchain (the Solana off-chain message format, as Ledger signs it), memo-tx (a memo transaction that can never land).`,
       `3. With a valid x-jwt for this feature: answers ReauthSuccess without signing; if the feature's policy headers are sent too, they must match the token's \`pol\` (else 401 POLICY_MISMATCH).`,
     ].join('\n'),
     security: [{}, { gateToken: [] }],
@@ -261,6 +264,8 @@ function featureGet(feature: FeatureName, options: OpenApiOptions): JsonObject {
       { $ref: '#/components/parameters/Addr' },
       { ...headerParameter({ name: 'X-404-Feature', description: 'Must equal the feature of the path.', requiredToSignIn: true }), schema: { type: 'string', const: feature } },
       { $ref: '#/components/parameters/Jwt' },
+      { $ref: '#/components/parameters/SignMode' },
+      { $ref: '#/components/parameters/Message' },
       ...policyParameters(feature, options),
       ...FEATURE_HEADERS[feature].map(headerParameter),
     ],
@@ -324,6 +329,7 @@ function forwardAuth(options: OpenApiOptions): JsonObject {
             'X-404-Feature': { description: 'The token\'s feature.', required: true, schema: { type: 'string', enum: [...FEATURE_NAMES] } },
             'X-404-Policy': { description: 'The operator policy the token was issued under, when it was a named one.', schema: { type: 'string' } },
             'X-404-Tier': { description: 'tier: the tier the wallet reached.', schema: { type: 'string', enum: ['bronze', 'silver', 'gold'] } },
+            'X-404-Sign-Mode': { description: 'How the wallet signed in (the token\'s sgm; challenge when it has none).', schema: { enum: [...SIGN_MODES] } },
             'Cache-Control': headerRef('CacheControl'),
           },
           content: { [JSON_TYPE]: { schema: ref('GateTokenClaims') } },
@@ -347,6 +353,21 @@ const schemas: JsonObject = {
       expiresIn: { type: 'integer', minimum: 1, description: 'Seconds until the nonce expires.' },
       policyMode: { type: 'string', enum: ['open', 'pinned'], description: 'Only when the gate has operator policies (POLICIES_FILE): POLICY_MODE.' },
       policies: { type: 'array', items: { type: 'string' }, description: 'Only when the gate has operator policies: the names of this feature\'s, for X-404-Policy or ?policy=.' },
+      signModes: { type: 'array', items: { enum: [...SIGN_MODES] }, minItems: 1, description: 'The sign modes this gate accepts (SIGN_MODES), for X-404-Sign-Mode.' },
+      siws: {
+        type: 'object',
+        description: 'Only when siws is accepted: what a Sign In With Solana input needs besides the nonce, the address and issuedAt.',
+        required: ['domain', 'domains', 'chainId', 'resources', 'issuedAt'],
+        properties: {
+          domain: { type: 'string', description: 'The first of SIWS_DOMAINS (for clients that are not a page).' },
+          domains: { type: 'array', items: { type: 'string' }, description: 'SIWS_DOMAINS: a page puts its own host in the message (wallets compare the domain with the page\'s origin); the gate refuses any other.' },
+          statement: { type: 'string', description: 'SIWS_STATEMENT, when set: the text to show (not checked).' },
+          chainId: { type: 'string', description: 'SIWS_CHAIN_ID: the Chain ID the message must carry.' },
+          resources: { type: 'array', items: { type: 'string' }, description: 'Must be listed in the message: x404:<feature> binds the feature.' },
+          issuedAt: { type: 'string', format: 'date-time', description: 'When this nonce was issued, by the gate\'s clock: the message\'s Issued At must lie within the nonce\'s life, so a caller whose clock is off uses this.' },
+        },
+        additionalProperties: false,
+      },
     },
     additionalProperties: false,
   },
@@ -385,6 +406,7 @@ const schemas: JsonObject = {
       status: { type: 'string', enum: ['locdeny', 'locerror'], description: 'Set for location outcomes (SEED-SPEC §7).' },
       missing: { type: 'array', items: { type: 'string' }, description: 'MISSING_HEADER: the headers that were missing.' },
       header: { type: 'string', description: 'INVALID_HEADER: the header that was invalid.' },
+      field: { type: 'string', description: 'INVALID_SIGNATURE of a sign mode\'s message: the field that does not match (e.g. domain, Expiration Time, recentBlockhash, instructions).' },
       mint: MINT,
       balance: AMOUNT,
       maximum: AMOUNT,
@@ -419,6 +441,7 @@ const schemas: JsonObject = {
       jti: { type: 'string' },
       pol: { type: 'string', description: 'base64url(SHA-256(canonical JSON of the policy headers checked)); canonical: lower-case header name → value as sent, keys sorted, no whitespace.' },
       pnm: { type: 'string', description: 'The operator policy (POLICIES_FILE) the token was issued under, when it was a named one.' },
+      sgm: { enum: SIGN_MODES.filter((mode) => mode !== 'challenge'), description: 'How the wallet proved itself (X-404-Sign-Mode) when it was not the challenge string: absent means challenge.' },
       iss: { type: 'string', description: 'JWT_ISSUER, when set (always with EdDSA/ES256).' },
       aud: { type: 'string', description: 'JWT_AUDIENCE, when set.' },
       tier: { type: 'string', enum: ['bronze', 'silver', 'gold'] },
@@ -477,7 +500,7 @@ const schemas: JsonObject = {
 };
 
 const responseHeaders: JsonObject = {
-  X404Nonce: { description: 'The nonce (nonce issuance only).', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
+  X404Nonce: { description: 'The nonce (nonce issuance only): letters and digits, so a SIWS message can carry it.', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
   X404Mechanism: { description: 'The challenge mechanism, e.g. SERVICE404 (nonce issuance only).', schema: { type: 'string' } },
   CacheControl: { schema: { type: 'string' }, example: 'no-store' },
   RetryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
@@ -491,6 +514,17 @@ const parameters: JsonObject = {
   Signature: headerParameter({ name: 'X-404-Signature', description: 'base58 ed25519 signature (64 bytes) of the challenge.', requiredToSignIn: true }),
   Addr: headerParameter({ name: 'X-404-Addr', description: 'The wallet: base58 ed25519 public key (32 bytes).', requiredToSignIn: true, schema: MINT }),
   Jwt: headerParameter({ name: 'x-jwt', description: 'A token from an earlier sign-in, to re-authenticate without signing.' }),
+  SignMode: headerParameter({
+    name: 'X-404-Sign-Mode',
+    description:
+      'How the wallet proves the challenge (default challenge): challenge (signMessage over the challenge text), siws (a Sign In With Solana message in X-404-Message naming one of SIWS_DOMAINS, this nonce, this wallet, Chain ID SIWS_CHAIN_ID and the resource x404:<feature>), offchain (the Solana off-chain message whose body is the challenge; X-404-Message optional), memo-tx (a legacy or v0 transaction in X-404-Message, fee payer = the wallet as sole signer, zero blockhash, one Memo instruction carrying the challenge after optional compute-budget ones). The nonce answer lists the accepted modes (signModes).',
+    schema: { enum: [...SIGN_MODES] },
+  }),
+  Message: headerParameter({
+    name: 'X-404-Message',
+    description: 'siws, offchain, memo-tx: base64 (standard, padded) of the signed message or transaction, at most 4096 bytes (1232 for a transaction). A malformed one is 400 INVALID_HEADER; one that does not prove this challenge for this wallet is 401 INVALID_SIGNATURE naming the field.',
+    schema: { type: 'string', maxLength: 5464, pattern: '^[A-Za-z0-9+/]+={0,2}$' },
+  }),
 };
 
 export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {

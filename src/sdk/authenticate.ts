@@ -1,9 +1,9 @@
-import bs58 from 'bs58';
-import { buildChallenge, featurePath } from './challenge.js';
+import { featurePath } from './challenge.js';
 import { decodeTokenClaims } from './claims.js';
 import { X404Error } from './errors.js';
 import { describeFailure, errorFromResponse, getFeature, retryAfterSeconds, type Fetch, type GateResponse } from './http.js';
 import { isFeature, policyToHeaders, type Feature, type GeoPolicy, type PolicyFor } from './policy.js';
+import { chooseSignMode, signProof, type ConcreteSignMode, type GateSignInOffer, type SignMode } from './proof.js';
 import { resolveSigner, type ResolvedSigner, type Signer } from './signer.js';
 import { sharedDefaultStorage, storageKey, type TokenStorage } from './storage.js';
 
@@ -22,6 +22,12 @@ interface AuthenticateBase<F extends Feature> {
   signal?: AbortSignal;
   /** Told each step as it starts, e.g. to show "Check your wallet…" during `signing`. */
   onProgress?: (step: AuthStep) => void;
+  /**
+   * How the wallet proves itself (see SignMode): default `auto` — Sign In With Solana when the
+   * wallet has `signIn` and the gate offers it, the challenge with `signMessage` otherwise, a memo
+   * transaction for a wallet that only signs transactions or says `hardware: true`.
+   */
+  signMode?: SignMode;
 }
 
 /**
@@ -42,6 +48,8 @@ export interface AuthResult {
   alreadyAuthenticated: boolean;
   /** The gate's whole success body, including feature results such as `tier`. */
   body: Record<string, unknown>;
+  /** How the wallet signed in: now, or for the stored token that was reused. */
+  signMode: ConcreteSignMode;
 }
 
 const NONCE_HEADER = 'x-404-nonce';
@@ -72,17 +80,20 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
   const key = storageKey(baseUrl, feature, signer.address);
 
   if (storage) {
-    const reused = await reauthenticate(fetchImpl, endpoint, feature, signer.address, { ...headers.policy, ...selection }, storage, key, onProgress, signal);
+    const requiredMode = options.signMode === undefined || options.signMode === 'auto' ? undefined : options.signMode;
+    const reused = await reauthenticate(fetchImpl, endpoint, feature, signer.address, { ...headers.policy, ...selection }, storage, key, requiredMode, onProgress, signal);
     if (reused) return reused;
   }
 
   onProgress?.('requesting-nonce');
-  const { nonce, mechanism } = await requestNonce(fetchImpl, endpoint, signal);
+  const { nonce, mechanism, offer } = await requestNonce(fetchImpl, endpoint, signal);
 
   onProgress?.('signing');
-  let signature: Uint8Array;
+  let mode: ConcreteSignMode;
+  let proof: Record<string, string>;
   try {
-    signature = await signer.sign(new TextEncoder().encode(buildChallenge(nonce, feature, mechanism)));
+    mode = chooseSignMode(options.signMode ?? 'auto', signer, offer);
+    proof = await signProof({ mode, signer, feature, nonce, mechanism, offer });
   } catch (error) {
     throw new X404Error('SIGNING_ERROR', `The challenge was not signed: ${describeFailure(error)}`, 0, undefined, { cause: error });
   }
@@ -92,9 +103,8 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
     ...headers.policy,
     ...headers.location,
     ...selection,
+    ...proof,
     'x-404-nonce': nonce,
-    'x-404-signature': bs58.encode(signature),
-    'x-404-addr': signer.address,
     'x-404-feature': feature,
   };
   const sendLogin = async (): Promise<GateResponse> => {
@@ -117,8 +127,10 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
   if (response.status !== 200 || body?.success !== true || typeof body.token !== 'string') throw errorFromResponse(response);
 
   // Keeping the token is a convenience: a full or blocked storage must not fail a sign-in that succeeded.
-  await Promise.resolve(storage?.set(key, body.token)).catch(() => undefined);
-  return { token: body.token, publicKey: signer.address, feature, alreadyAuthenticated: false, body };
+  // It is kept under the account that signed (a wallet's signIn may answer for another than the connected one).
+  const signedAs = proof['x-404-addr'] as string;
+  await Promise.resolve(storage?.set(signedAs === signer.address ? key : storageKey(baseUrl, feature, signedAs), body.token)).catch(() => undefined);
+  return { token: body.token, publicKey: signedAs, feature, alreadyAuthenticated: false, body, signMode: mode };
 }
 
 /**
@@ -134,6 +146,8 @@ async function reauthenticate(
   policyHeaders: Record<string, string>,
   storage: TokenStorage,
   key: string,
+  /** An explicit signMode: a stored token that was signed another way is not reused. */
+  requiredMode: ConcreteSignMode | undefined,
   onProgress: ((step: AuthStep) => void) | undefined,
   signal: AbortSignal | undefined,
 ): Promise<AuthResult | undefined> {
@@ -146,6 +160,7 @@ async function reauthenticate(
     await forget();
     return undefined;
   }
+  if (requiredMode !== undefined && (claims.sgm ?? 'challenge') !== requiredMode) return undefined;
 
   onProgress?.('reauthenticating');
   let response: GateResponse;
@@ -157,7 +172,7 @@ async function reauthenticate(
   }
   const body = response.body;
   if (response.status === 200 && body?.success === true && body.alreadyAuthenticated === true && body.publicKey === wallet) {
-    return { token, publicKey: wallet, feature, alreadyAuthenticated: true, body };
+    return { token, publicKey: wallet, feature, alreadyAuthenticated: true, body, signMode: claims.sgm ?? 'challenge' };
   }
   if (response.status === 401 || response.status === 200) {
     await forget();
@@ -166,7 +181,7 @@ async function reauthenticate(
   throw errorFromResponse(response);
 }
 
-async function requestNonce(fetchImpl: Fetch, endpoint: string, signal: AbortSignal | undefined): Promise<{ nonce: string; mechanism: string }> {
+async function requestNonce(fetchImpl: Fetch, endpoint: string, signal: AbortSignal | undefined): Promise<{ nonce: string; mechanism: string; offer: GateSignInOffer }> {
   let response: GateResponse;
   try {
     response = await getFeature(fetchImpl, endpoint, {}, signal);
@@ -189,7 +204,26 @@ async function requestNonce(fetchImpl: Fetch, endpoint: string, signal: AbortSig
   if (!nonce || !mechanism) {
     throw new X404Error('NONCE_ERROR', 'No nonce: the gate answered without X-404-Nonce and X-404-Mechanism', response.status, response.body);
   }
-  return { nonce, mechanism };
+  return { nonce, mechanism, offer: signInOfferOf(response.body) };
+}
+
+/** `signModes` and `siws` of the nonce body, when they have the expected shape (anything else: none). */
+function signInOfferOf(body: Record<string, unknown> | undefined): GateSignInOffer {
+  const offer: GateSignInOffer = {};
+  const modes = body?.signModes;
+  if (Array.isArray(modes) && modes.every((mode) => typeof mode === 'string')) offer.signModes = modes;
+  const siws = body?.siws as Record<string, unknown> | undefined;
+  if (siws && typeof siws.domain === 'string' && typeof siws.chainId === 'string' && Array.isArray(siws.resources) && siws.resources.every((r) => typeof r === 'string')) {
+    offer.siws = {
+      domain: siws.domain,
+      chainId: siws.chainId,
+      resources: siws.resources as string[],
+      ...(Array.isArray(siws.domains) && siws.domains.every((d) => typeof d === 'string') ? { domains: siws.domains as string[] } : {}),
+      ...(typeof siws.statement === 'string' ? { statement: siws.statement } : {}),
+      ...(typeof siws.issuedAt === 'string' ? { issuedAt: siws.issuedAt } : {}),
+    };
+  }
+  return offer;
 }
 
 /** Longest wait for Retry-After before the one retry of a login answered 503 with `nonceSpent: false`. */

@@ -1,3 +1,5 @@
+import type { ConcreteSignMode } from './proof.js';
+
 /**
  * The claims of a gate token, read WITHOUT checking its signature — for display and for skipping a
  * round trip with a token that has obviously expired. Never trust these for access decisions: a
@@ -15,6 +17,8 @@ export interface GateTokenClaims {
   pol?: string;
   /** The gate operator's policy the token was issued under, when it was a named one. */
   pnm?: string;
+  /** How the wallet proved itself, when not with the challenge string: `siws`, `offchain` or `memo-tx`. */
+  sgm?: ConcreteSignMode;
   /** The gate's JWT_ISSUER / JWT_AUDIENCE, when set (always `iss` with EdDSA/ES256 tokens). */
   iss?: string;
   aud?: string | string[];

@@ -1,6 +1,7 @@
 /**
  * x404-gate/sdk: sign a wallet in to an x404 gate from a web page or from Node. No Node-only
- * imports here: fetch, TextEncoder, WebCrypto (through @noble/ed25519) and bs58 only.
+ * imports here: fetch, TextEncoder, WebCrypto (through @noble/ed25519), bs58, and the browser-safe
+ * message codecs of src/sign-modes.
  */
 export { authenticate, type AuthenticateOptions, type AuthResult, type AuthStep } from './authenticate.js';
 export { buildChallenge, featurePath } from './challenge.js';
@@ -25,5 +26,18 @@ export {
   type TimelockPolicy,
   type TokenRequirement,
 } from './policy.js';
-export { resolveSigner, type KeypairSigner, type PublicKeyLike, type ResolvedSigner, type Signer, type WalletSigner } from './signer.js';
+export { chooseSignMode, signInInput, SignModeUnavailable, type ConcreteSignMode, type GateSignInOffer, type SignMode } from './proof.js';
+export {
+  resolveSigner,
+  type KeypairSigner,
+  type PublicKeyLike,
+  type ResolvedSigner,
+  type SignInInput,
+  type SignInOutput,
+  type Signer,
+  type StandardAccount,
+  type StandardWallet,
+  type StandardWalletSigner,
+  type WalletSigner,
+} from './signer.js';
 export { defaultStorage, memoryStorage, storageKey, webStorage, type TokenStorage } from './storage.js';

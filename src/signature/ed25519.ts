@@ -31,8 +31,8 @@ export interface VerifyBatch {
   publicKeys: Uint8Array;
   /** n × 64 bytes. */
   signatures: Uint8Array;
-  /** n UTF-8 challenges. */
-  messages: string[];
+  /** n signed messages: challenge strings (verified as UTF-8) or a sign mode's bytes. */
+  messages: (string | Uint8Array)[];
 }
 
 /** 1 for a valid signature, 0 otherwise, per entry. */
@@ -41,7 +41,7 @@ export function verifyBatch(batch: VerifyBatch): Uint8Array {
   for (let i = 0; i < results.length; i++) {
     const publicKey = batch.publicKeys.subarray(i * 32, i * 32 + 32);
     const signature = batch.signatures.subarray(i * 64, i * 64 + 64);
-    results[i] = verifyEd25519(publicKey, batch.messages[i] as string, signature) ? 1 : 0;
+    results[i] = verifyEd25519(publicKey, batch.messages[i]!, signature) ? 1 : 0;
   }
   return results;
 }

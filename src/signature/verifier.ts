@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { verifyEd25519, type VerifyBatch } from './ed25519.js';
+import type { AtaSeed } from '../chain/ata.js';
+import { runVerifyTask, type VerifyTask, type VerifyTaskResult } from './verify-task.js';
 
 /**
  * Verifies signatures either inline or in a Piscina pool. Concurrent requests are gathered and
@@ -9,13 +10,26 @@ import { verifyEd25519, type VerifyBatch } from './ed25519.js';
  * clone, wake-up) is paid once per batch instead of once per login.
  */
 export interface SignatureVerifier {
-  verify(publicKey: Uint8Array, message: string, signature: Uint8Array): Promise<boolean>;
+  /**
+   * `message`: a challenge string (signed as UTF-8) or the bytes of a sign mode's message. `ataSeeds`:
+   * associated token accounts to derive in the same task when the signature is valid (see
+   * verify-task.ts); their base58 addresses come back in `atas`, in order.
+   */
+  verify(publicKey: Uint8Array, message: string | Uint8Array, signature: Uint8Array, ataSeeds?: readonly AtaSeed[]): Promise<Verified>;
   /** Tasks waiting for a worker (metrics). */
   queueDepth(): number;
   /** The pool's threads as they are now (a test seam: see RunningGate.verifyWorkers); absent when inline. */
   workers?(): readonly Worker[];
   close(): Promise<void>;
 }
+
+export interface Verified {
+  valid: boolean;
+  /** The derived ATAs (empty when the signature is invalid or none were asked for). */
+  atas: readonly string[];
+}
+
+const NO_SEEDS: readonly AtaSeed[] = [];
 
 export function createSignatureVerifier(options: { threads: number; maxBatch: number; workerFile?: string }): SignatureVerifier {
   if (options.threads === 0) return inlineVerifier();
@@ -24,8 +38,9 @@ export function createSignatureVerifier(options: { threads: number; maxBatch: nu
 
 function inlineVerifier(): SignatureVerifier {
   return {
-    async verify(publicKey, message, signature) {
-      return verifyEd25519(publicKey, message, signature);
+    async verify(publicKey, message, signature, ataSeeds = NO_SEEDS) {
+      const result = runVerifyTask({ publicKeys: publicKey, signatures: signature, messages: [message], ataSeeds: [ataSeeds] });
+      return { valid: result.valid[0] === 1, atas: result.atas[0] ?? [] };
     },
     queueDepth: () => 0,
     async close() {},
@@ -34,9 +49,10 @@ function inlineVerifier(): SignatureVerifier {
 
 interface Pending {
   publicKey: Uint8Array;
-  message: string;
+  message: string | Uint8Array;
   signature: Uint8Array;
-  resolve(valid: boolean): void;
+  ataSeeds: readonly AtaSeed[];
+  resolve(verified: Verified): void;
   reject(error: unknown): void;
 }
 
@@ -74,9 +90,9 @@ class PooledVerifier implements SignatureVerifier {
     this.pool = new Piscina({ filename: workerFile, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
   }
 
-  verify(publicKey: Uint8Array, message: string, signature: Uint8Array): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      this.pending.push({ publicKey, message, signature, resolve, reject });
+  verify(publicKey: Uint8Array, message: string | Uint8Array, signature: Uint8Array, ataSeeds = NO_SEEDS): Promise<Verified> {
+    return new Promise<Verified>((resolve, reject) => {
+      this.pending.push({ publicKey, message, signature, ataSeeds, resolve, reject });
       if (this.tasksInFlight < this.threads && !this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(this.scheduledFlush);
@@ -108,15 +124,17 @@ class PooledVerifier implements SignatureVerifier {
   }
 
   private runTask(entries: Pending[]): void {
-    const batch: VerifyBatch = {
+    const batch: VerifyTask = {
       publicKeys: new Uint8Array(entries.length * 32),
       signatures: new Uint8Array(entries.length * 64),
-      messages: new Array<string>(entries.length),
+      messages: new Array<string | Uint8Array>(entries.length),
+      ataSeeds: new Array<readonly AtaSeed[]>(entries.length),
     };
     entries.forEach((entry, i) => {
       batch.publicKeys.set(entry.publicKey, i * 32);
       batch.signatures.set(entry.signature, i * 64);
-      batch.messages[i] = entry.message;
+      batch.messages[i] = ownBuffer(entry.message);
+      batch.ataSeeds[i] = entry.ataSeeds;
     });
     this.tasksInFlight++;
     const settle = (): void => {
@@ -124,9 +142,9 @@ class PooledVerifier implements SignatureVerifier {
       this.dispatch();
     };
     this.pool.run(batch, { transferList: [batch.publicKeys.buffer as ArrayBuffer, batch.signatures.buffer as ArrayBuffer] }).then(
-      (results: Uint8Array) => {
+      (results: VerifyTaskResult) => {
         settle();
-        entries.forEach((entry, i) => entry.resolve(results[i] === 1));
+        entries.forEach((entry, i) => entry.resolve({ valid: results.valid[i] === 1, atas: results.atas[i] ?? [] }));
       },
       (error: unknown) => {
         settle();
@@ -134,4 +152,9 @@ class PooledVerifier implements SignatureVerifier {
       },
     );
   }
+}
+
+/** Structured clone copies a view's whole ArrayBuffer (a pooled Buffer's is 8 KiB): send only the bytes. */
+function ownBuffer(message: string | Uint8Array): string | Uint8Array {
+  return typeof message === 'string' || message.byteLength === message.buffer.byteLength ? message : new Uint8Array(message); // a copy (Buffer#slice would be a view)
 }

@@ -21,6 +21,8 @@ export interface GateClaims {
   pol: string;
   /** The operator policy's name (src/policy), when the token was issued under a named one. */
   pnm?: string;
+  /** How the wallet proved itself (X-404-Sign-Mode) when not with the challenge string: siws, offchain or memo-tx. */
+  sgm?: string;
   [result: string]: unknown;
 }
 
@@ -28,7 +30,7 @@ export type TokenCheck = { claims: GateClaims; problem?: undefined } | { claims?
 
 export interface TokenService {
   readonly alg: JwtAlg;
-  sign(claims: { sub: string; feature: string; pol: string; pnm?: string | undefined } & Record<string, unknown>): string;
+  sign(claims: { sub: string; feature: string; pol: string; pnm?: string | undefined; sgm?: string } & Record<string, unknown>): string;
   /** The claims of a valid, unexpired token, or undefined (the re-authentication hot path). */
   verify(token: string): GateClaims | undefined;
   /** Like verify, saying why a token is refused (forward auth answers with the reason). */
@@ -49,7 +51,7 @@ export interface TokenSettings {
   now?: () => number;
 }
 
-const RESERVED_CLAIMS = new Set(['sub', 'feature', 'iat', 'exp', 'jti', 'pol', 'pnm', 'nbf', 'iss', 'aud']);
+const RESERVED_CLAIMS = new Set(['sub', 'feature', 'iat', 'exp', 'jti', 'pol', 'pnm', 'sgm', 'nbf', 'iss', 'aud']);
 const REQUIRED_CLAIMS = ['sub', 'feature', 'exp', 'iat', 'jti'];
 const MAX_TOKEN_LENGTH = 8192;
 const VERIFY_CACHE_ENTRIES = 10_000;
@@ -80,7 +82,7 @@ export function createTokenService(settings: TokenSettings): TokenService {
   return {
     alg,
     jwks,
-    sign({ sub, feature, pol, pnm, ...results }) {
+    sign({ sub, feature, pol, pnm, sgm, ...results }) {
       const iat = Math.floor(now() / 1000);
       const payload: Record<string, unknown> = {};
       for (const [name, value] of Object.entries(results)) {
@@ -91,6 +93,7 @@ export function createTokenService(settings: TokenSettings): TokenService {
       if (audience !== undefined) payload.aud = audience;
       Object.assign(payload, { sub, feature, pol });
       if (pnm !== undefined) payload.pnm = pnm;
+      if (sgm !== undefined) payload.sgm = sgm;
       Object.assign(payload, { iat, exp: iat + expirySeconds, jti: randomBytesFromPool(16).toString('base64url') });
       return signer(payload);
     },

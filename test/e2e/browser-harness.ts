@@ -30,6 +30,8 @@ export async function bundleSdkForBrowser(): Promise<string> {
     const [chunk] = output;
     if (!chunk || chunk.type !== 'chunk' || output.length !== 1) throw new Error('expected one chunk');
     if (/\bfrom\s*["']node:|require\(["']node:/.test(chunk.code)) throw new Error('the SDK bundle imports a Node builtin');
+    // Node's globals are not there either (a module that touches Buffer at load time breaks the page).
+    if (/\b(?:Buffer|process)\.\w/.test(chunk.code)) throw new Error('the SDK bundle uses a Node global (Buffer or process)');
     return chunk.code;
   } finally {
     await bundle.close();

@@ -1,33 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
+import { x404 } from '../helpers/cli.js';
 import { startStack, type Stack } from '../helpers/gate.js';
 
-/** The `x404` bin as a person runs it (node dist/src/cli/x404.js, built by `npm test`). */
-const CLI = fileURLToPath(new URL('../../dist/src/cli/x404.js', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function x404(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
-  });
-}
+// The `x404` bin as a person runs it (test/helpers/cli.ts), against the real gate.
 
 let stack: Stack;
 let dir: string;

@@ -120,7 +120,8 @@ describe('nonces (CONTRACT §3)', () => {
     expect(nonce).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(headers.get('x-404-mechanism')).toBe('SERVICE404');
     expect(headers.get('cache-control')).toBe('no-store');
-    expect(body).toEqual({ status: 'nonce_ready', nonce, mechanism: 'SERVICE404', expiresIn: 300 });
+    // Without SIWS_DOMAINS the default modes are the challenge, the off-chain message and the memo transaction.
+    expect(body).toEqual({ status: 'nonce_ready', nonce, mechanism: 'SERVICE404', expiresIn: 300, signModes: ['challenge', 'offchain', 'memo-tx'] });
   });
 
   it('a nonce issued for another feature → 401 INVALID_NONCE', async () => {

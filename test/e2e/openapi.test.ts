@@ -10,6 +10,7 @@ import { buildOpenApiDocument, openApiDocument } from '../../src/http/openapi.js
 import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
 import { blacklistPolicy, decodeJwt, get, getNonce, login, signedHeaders, type HttpResult } from '../helpers/client.js';
 import { generateKeyFile, launchPolicies } from '../helpers/launch.js';
+import { memoTransaction, memoTxHeaders, siwsFields, siwsHeaders } from '../helpers/sign-modes.js';
 import { startGate, startStack, type GateProcess, type Stack } from '../helpers/gate.js';
 
 /**
@@ -104,6 +105,7 @@ beforeAll(async () => {
       POLICY_MODE: 'pinned',
       X404_SET_COOKIE: 'true',
       X404_COOKIE: 'session',
+      SIWS_DOMAINS: 'app.example.com',
     },
   });
 });
@@ -186,6 +188,26 @@ describe('operations routes', () => {
     conforms('/.well-known/jwks.json', 'get', jwks);
     const post = await fetch(`${launch.url}/x404_policies`, { method: 'POST' });
     conforms('/x404_policies', 'post', { status: post.status, headers: post.headers, body: await post.json() }, pointer('paths', '/x404_policies', 'get', 'responses', '405'));
+  });
+});
+
+describe('sign modes', () => {
+  it('a Sign In With Solana login, its forward-auth answer and a refused memo transaction answer as documented', async () => {
+    const { nonce, result } = await getNonce(launch.url, 'blacklist');
+    conforms('/x404_auth/blacklist', 'get', result);
+    expect(result.body.siws).toMatchObject({ domain: 'app.example.com', resources: ['x404:blacklist'] });
+    const siws = await get(`${launch.url}/x404_auth/blacklist?policy=launch`, siwsHeaders(clean.secretKey, nonce, 'blacklist', siwsFields(clean.secretKey, nonce, 'blacklist')));
+    expect([siws.status, decodeJwt(siws.body.token).sgm]).toEqual([200, 'siws']);
+    conforms('/x404_auth/blacklist', 'get', siws);
+    const verified = await get(`${launch.url}/x404_verify?feature=blacklist`, { Authorization: `Bearer ${siws.body.token}` });
+    expect(verified.headers.get('x-404-sign-mode')).toBe('siws');
+    conforms('/x404_verify', 'get', verified);
+
+    const next = await getNonce(launch.url, 'blacklist');
+    const { wire, signature } = memoTransaction(clean.secretKey, next.nonce, 'blacklist', { blockhash: demoWallet('other').publicKey });
+    const refused = await get(`${launch.url}/x404_auth/blacklist?policy=launch`, memoTxHeaders(wire, signature, clean.secretKey, next.nonce, 'blacklist'));
+    expect([refused.status, refused.body.error, refused.body.field]).toEqual([401, 'INVALID_SIGNATURE', 'recentBlockhash']);
+    conforms('/x404_auth/blacklist', 'get', refused);
   });
 });
 

@@ -157,11 +157,11 @@ describe('open mode with a policy file', () => {
 });
 
 describe('a gate without a policy file', () => {
-  it('answers an empty listing, the nonce body of earlier versions, and 400 for a policy name', async () => {
+  it('answers an empty listing, a nonce body without policy fields, and 400 for a policy name', async () => {
     const plain = await startGate({ rpcUrl: stack.localnet.url });
     try {
       expect((await get(`${plain.url}/x404_policies`)).body).toEqual({ mode: 'open', policies: {} });
-      expect(Object.keys((await getNonce(plain.url, 'blacklist')).result.body)).toEqual(['status', 'nonce', 'mechanism', 'expiresIn']);
+      expect(Object.keys((await getNonce(plain.url, 'blacklist')).result.body)).toEqual(['status', 'nonce', 'mechanism', 'expiresIn', 'signModes']);
       const named = await signIn(plain, clean.secretKey, { ...blacklistPolicy(), 'X-404-Policy': 'launch' });
       expect([named.status, named.body.error]).toEqual([400, 'INVALID_HEADER']);
       // ?policy= is ignored without a file, like any other query parameter.

@@ -98,7 +98,7 @@ describe('README examples', () => {
       page = await browser.context.newPage();
       // The test wallet: Phantom's provider shape, signing with the demo wallet in Node.
       const wallet = await resolveSigner({ secretKey: demoWallet('clean').secretKey });
-      await page.exposeFunction('__x404DemoSign', async (message: number[]) => [...(await wallet.sign(Uint8Array.from(message)))]);
+      await page.exposeFunction('__x404DemoSign', async (message: number[]) => [...(await wallet.sign!(Uint8Array.from(message)))]);
       await page.addInitScript((address: string) => {
         const publicKey = { toBase58: () => address, toString: () => address };
         (window as any).phantom = {

@@ -27,7 +27,7 @@ async function countingWallet(name: string): Promise<WalletSigner & { signed: nu
     publicKey: { toBase58: () => keypair.address },
     async signMessage(message: Uint8Array) {
       wallet.signed += 1;
-      return { signature: await keypair.sign(message) };
+      return { signature: await keypair.sign!(message) };
     },
   };
   return wallet;
@@ -110,7 +110,7 @@ describe('authenticate against the gate', () => {
 
   it('reports a wallet that signs with the wrong key as INVALID_SIGNATURE', async () => {
     const impostor = await resolveSigner({ secretKey: demoWallet('someone-else').secretKey });
-    const wallet = { publicKey: demoWallet('clean').publicKey, signMessage: (message: Uint8Array) => impostor.sign(message) };
+    const wallet = { publicKey: demoWallet('clean').publicKey, signMessage: (message: Uint8Array) => impostor.sign!(message) };
     await expect(authenticate({ baseUrl: stack.gateUrl, feature: 'blacklist', policy: policy(), signer: wallet, storage: false })).rejects.toMatchObject({
       code: 'INVALID_SIGNATURE',
       status: 401,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 import { decodeBase58 } from '../../src/lib/base58.js';
+import { encodeBase58 } from '../../src/lib/base58-encode.js';
 
 /** bs58's answer, or undefined where it throws. */
 function reference(text: string): Uint8Array | undefined {
@@ -45,5 +46,20 @@ describe('fast base58 decoding', () => {
     expect(decodeBase58('')).toBeUndefined();
     expect(decodeBase58('2'.repeat(129))).toBeUndefined();
     expect(decodeBase58('2'.repeat(128))).toEqual(reference('2'.repeat(128)));
+  });
+});
+
+describe('fast base58 encoding', () => {
+  it('writes what bs58 writes for random bytes of every length up to 128, with leading zero bytes', () => {
+    for (let i = 0; i < 5000; i++) {
+      const length = i < 129 ? i : [32, 64, 1, 31, 33, 65, 128][i % 7]!;
+      const bytes = randomBytes(length);
+      if (i % 5 === 0) bytes.fill(0, 0, Math.min(length, 1 + (i % 7)));
+      expect(encodeBase58(bytes)).toBe(bs58.encode(bytes));
+    }
+    for (const bytes of [new Uint8Array(0), new Uint8Array(32), Uint8Array.of(0, 0, 1), new Uint8Array(64).fill(255), Uint8Array.of(57), Uint8Array.of(58)]) {
+      expect(encodeBase58(bytes)).toBe(bs58.encode(bytes));
+    }
+    expect(() => encodeBase58(new Uint8Array(129))).toThrow(RangeError);
   });
 });

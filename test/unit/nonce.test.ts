@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GateError } from '../../src/errors.js';
+import { decodeBase32 } from '../../src/lib/base32.js';
 import { NonceCodec } from '../../src/nonce/codec.js';
 import { MemoryNonceStore } from '../../src/nonce/memory-store.js';
 import { challengeFor } from '../../src/signature/challenge.js';
@@ -16,12 +17,13 @@ function codeOf(action: () => unknown): string | undefined {
 }
 
 describe('nonces', () => {
-  it('are at most 64 characters of [A-Za-z0-9_-] and never repeat', () => {
+  it('are at most 64 characters of [A-Za-z0-9_-], letters and digits only (a SIWS nonce), and never repeat', () => {
     const codec = new NonceCodec(SECRET, 300);
     const seen = new Set<string>();
     for (let i = 0; i < 10_000; i++) {
       const { nonce } = codec.issue('blacklist');
       expect(nonce).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+      expect(nonce).toMatch(/^[A-Za-z0-9]{8,}$/);
       seen.add(nonce);
     }
     expect(seen.size).toBe(10_000);
@@ -35,14 +37,25 @@ describe('nonces', () => {
     expect(first.id.length).toBeGreaterThanOrEqual(22); // 128 random bits
   });
 
+  it('issued by an earlier version (the same bytes in base64url) are still accepted, with the same single-use id', () => {
+    const codec = new NonceCodec(SECRET, 300);
+    const { nonce } = codec.issue('tier');
+    const bytes = decodeBase32(nonce) as Buffer;
+    const older = bytes.toString('base64url');
+    expect(older).toHaveLength(51);
+    expect(codec.accept(older, 'tier').id).toBe(codec.accept(nonce, 'tier').id);
+    expect(codeOf(() => codec.accept(older, 'age'))).toBe('INVALID_NONCE');
+  });
+
   it('are refused for another feature, under another secret, or when altered', () => {
     const codec = new NonceCodec(SECRET, 300);
     const { nonce } = codec.issue('blacklist');
     expect(codeOf(() => codec.accept(nonce, 'timelock'))).toBe('INVALID_NONCE');
     expect(codeOf(() => new NonceCodec('b'.repeat(40), 300).accept(nonce, 'blacklist'))).toBe('INVALID_NONCE');
-    const altered = `${nonce.slice(0, 10)}${nonce[10] === 'A' ? 'B' : 'A'}${nonce.slice(11)}`;
+    const altered = `${nonce.slice(0, 10)}${nonce[10] === 'a' ? 'b' : 'a'}${nonce.slice(11)}`;
     expect(codeOf(() => codec.accept(altered, 'blacklist'))).toBe('INVALID_NONCE');
-    for (const garbage of ['', 'abc', nonce + 'A', nonce.slice(1), '!'.repeat(nonce.length), 'é'.repeat(nonce.length)]) {
+    const lastBitsSet = `${nonce.slice(0, -1)}${'abcdefghijklmnopqrstuvwxyz234567'['abcdefghijklmnopqrstuvwxyz234567'.indexOf(nonce.at(-1)!) | 1]}`;
+    for (const garbage of ['', 'abc', nonce + 'a', nonce.slice(1), nonce.toUpperCase(), lastBitsSet, '!'.repeat(nonce.length), 'é'.repeat(nonce.length)]) {
       expect(codeOf(() => codec.accept(garbage, 'blacklist'))).toBe('INVALID_NONCE');
     }
   });

@@ -94,7 +94,7 @@ describe('resolveSigner', () => {
   it.each(RFC8032)('signs like RFC 8032 with a 64-byte keypair (vector $public)', async (vector) => {
     const signer = await resolveSigner({ secretKey: [...hex(vector.secret), ...hex(vector.public)] });
     expect(signer.address).toBe(bs58.encode(hex(vector.public)));
-    expect(Buffer.from(await signer.sign(hex(vector.message))).toString('hex')).toBe(vector.signature);
+    expect(Buffer.from(await signer.sign!(hex(vector.message))).toString('hex')).toBe(vector.signature);
   });
 
   it('produces signatures node:crypto verifies (a second implementation)', async () => {
@@ -103,7 +103,7 @@ describe('resolveSigner', () => {
     const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
     const signer = await resolveSigner({ secretKey: Uint8Array.from([...seed, ...raw]) });
     const message = new TextEncoder().encode(buildChallenge('nonce', 'blacklist', 'SERVICE404'));
-    const signature = await signer.sign(message);
+    const signature = await signer.sign!(message);
     expect(Buffer.from(signature).equals(nodeSign(null, message, privateKey))).toBe(true);
   });
 
@@ -118,15 +118,15 @@ describe('resolveSigner', () => {
     const keypair = await resolveSigner({ secretKey: await keypairBytes() });
     const phantomLike = {
       publicKey: { toBase58: () => keypair.address },
-      signMessage: async (message: Uint8Array) => ({ signature: await keypair.sign(message), publicKey: keypair.address }),
+      signMessage: async (message: Uint8Array) => ({ signature: await keypair.sign!(message), publicKey: keypair.address }),
     };
-    const solflareLike = { publicKey: bs58.decode(keypair.address), signMessage: (message: Uint8Array) => keypair.sign(message) };
+    const solflareLike = { publicKey: bs58.decode(keypair.address), signMessage: (message: Uint8Array) => keypair.sign!(message) };
     const message = new TextEncoder().encode('hello');
-    const expected = await keypair.sign(message);
+    const expected = await keypair.sign!(message);
     for (const wallet of [phantomLike, solflareLike]) {
       const signer = await resolveSigner(wallet);
       expect(signer.address).toBe(keypair.address);
-      expect(await signer.sign(message)).toEqual(expected);
+      expect(await signer.sign!(message)).toEqual(expected);
     }
   });
 });
@@ -212,7 +212,7 @@ describe('authenticate error mapping', () => {
     const login = requests[1]!;
     expect(login.url).toMatch(/^http:\/\/gate\/x404_auth\/blacklist\?_t=\d+$/);
     expect(requests[0]!.headers).toEqual({});
-    const expectedSignature = bs58.encode(await signer.sign(new TextEncoder().encode('CHALLENGE::n1::/x404_auth/blacklist::ACME_BLACKLIST')));
+    const expectedSignature = bs58.encode(await signer.sign!(new TextEncoder().encode('CHALLENGE::n1::/x404_auth/blacklist::ACME_BLACKLIST')));
     expect(login.headers).toEqual({
       'x-404-nonce': 'n1',
       'x-404-signature': expectedSignature,
@@ -285,7 +285,7 @@ describe('authenticate: one retry of a login the gate could not serve', () => {
       publicKey: signer.address,
       signMessage: async (message: Uint8Array) => {
         wallet.signs++;
-        return signer.sign(message);
+        return signer.sign!(message);
       },
     };
     return { wallet, address: signer.address };

@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import * as ed from '@noble/ed25519';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PublicKey } from '@solana/web3.js';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
 import { createSignatureVerifier, type SignatureVerifier } from '../../src/signature/verifier.js';
 
 ed.hashes.sha512 = (message: Uint8Array) => new Uint8Array(createHash('sha512').update(message).digest());
@@ -28,7 +30,26 @@ describe('signature verifier', () => {
       return { publicKey, signature, message: valid ? message : `${message}!`, valid };
     });
     const results = await Promise.all(cases.map((c) => verifier!.verify(c.publicKey, c.message, c.signature)));
-    expect(results).toEqual(cases.map((c) => c.valid));
+    expect(results.map((result) => result.valid)).toEqual(cases.map((c) => c.valid));
+  });
+
+  it.each([0, 1, 2])('with %i worker threads, derives the ATAs asked for beside a valid signature (as web3.js does), none beside an invalid one', async (threads) => {
+    verifier = createSignatureVerifier({ threads, maxBatch: 8 });
+    const cases = Array.from({ length: 24 }, (_, i) => {
+      const { publicKey, signature } = signed('CHALLENGE::ata');
+      const owner = new PublicKey(publicKey);
+      const seeds = [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID].map((program) => ({ owner: owner.toBase58(), mint: new PublicKey(randomBytes(32)).toBase58(), program }));
+      return { publicKey, signature, seeds, valid: i % 4 !== 0 };
+    });
+    const results = await Promise.all(cases.map((c) => verifier!.verify(c.publicKey, c.valid ? 'CHALLENGE::ata' : 'CHALLENGE::other', c.signature, c.seeds)));
+    results.forEach((result, i) => {
+      const { valid, seeds } = cases[i]!;
+      expect(result.valid).toBe(valid);
+      const expected = seeds.map(({ owner, mint, program }) =>
+        PublicKey.findProgramAddressSync([new PublicKey(owner).toBuffer(), new PublicKey(program).toBuffer(), new PublicKey(mint).toBuffer()], new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID))[0].toBase58(),
+      );
+      expect(result.atas).toEqual(valid ? expected : []);
+    });
   });
 
   it('a crashed worker rejects only the requests it held, never hangs them, and is replaced', async () => {
@@ -37,7 +58,7 @@ describe('signature verifier', () => {
     const signature = new Uint8Array(64);
     await expect(verifier.verify(key, 'crash', signature)).rejects.toThrow();
     // The pool has a new worker: later requests are answered.
-    await expect(verifier.verify(key, 'fine', signature)).resolves.toBe(true);
-    await expect(Promise.all([verifier.verify(key, 'a', signature), verifier.verify(key, 'b', signature)])).resolves.toEqual([true, true]);
+    await expect(verifier.verify(key, 'fine', signature)).resolves.toMatchObject({ valid: true });
+    await expect(Promise.all([verifier.verify(key, 'a', signature), verifier.verify(key, 'b', signature)])).resolves.toMatchObject([{ valid: true }, { valid: true }]);
   });
 });
