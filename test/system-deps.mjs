@@ -39,8 +39,10 @@ function install(packages) {
   say(`installing ${packages.join(' ')} from Debian's packages (once; about a minute)…`);
   // The tests run their own nginx processes, on random ports, with their own configuration.
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit', env });
+  // Acquire::Retries: a mirror that drops a download half-way is asked again, not fatal.
+  const retries = ['-o', 'Acquire::Retries=5'];
+  execFileSync('apt-get', [...retries, 'update', '-qq'], { stdio: 'inherit', env });
+  execFileSync('apt-get', [...retries, 'install', '-y', '-qq', ...packages], { stdio: 'inherit', env });
   const still = missingPackages();
   if (still.length > 0) {
     say(`apt-get finished but ${still.join(' and ')} is still missing`);
