@@ -98,12 +98,47 @@ describe('consumed-nonce store (memory)', () => {
 
   it('forgets entries once their nonce has expired', async () => {
     let now = 1000;
-    const store = new MemoryNonceStore(60_000, () => now);
+    const store = new MemoryNonceStore(1000, () => now);
     await store.consume('a', 2000);
     await store.consume('b', 5000);
     now = 3000;
     store.sweep();
     expect(store.size).toBe(1);
+    expect(await store.consume('b', 5000)).toBe(false);
+    await store.close();
+  });
+
+  it('a sweep never forgets a nonce that has not expired, whatever the expiries and the time', async () => {
+    let now = 0;
+    const store = new MemoryNonceStore(250, () => now);
+    const expiries = new Map<string, number>();
+    let seed = 7;
+    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let step = 0; step < 400; step++) {
+      now += Math.floor(random() * 40);
+      const id = `n${step}`;
+      const expiresAtMs = now + 1 + Math.floor(random() * 3000);
+      expect(await store.consume(id, expiresAtMs)).toBe(true);
+      expiries.set(id, expiresAtMs);
+      if (step % 7 === 0) store.sweep();
+      for (const [earlier, at] of expiries) {
+        if (at > now) expect(await store.consume(earlier, at)).toBe(false);
+      }
+    }
+    now += 4000;
+    store.sweep();
+    expect(store.size).toBe(0);
+    await store.close();
+  });
+
+  it('release() finds the nonce in whichever bucket holds it', async () => {
+    const store = new MemoryNonceStore(1000, () => 0);
+    await store.consume('early', 1500);
+    await store.consume('late', 250_000);
+    await store.release('late');
+    expect(store.size).toBe(1);
+    expect(await store.consume('late', 250_000)).toBe(true);
+    expect(await store.consume('early', 1500)).toBe(false);
     await store.close();
   });
 });
