@@ -1,4 +1,4 @@
-import { ALPHABET } from './base58.js';
+import { ALPHABET, multiplyAdd } from './base58.js';
 
 /*
  * The encoder lives apart from the decoder (base58.ts) because it writes into a Node Buffer
@@ -23,19 +23,7 @@ export function encodeBase58(bytes: Uint8Array): string {
   let zeros = 0;
   while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
   let used = 0;
-  for (let i = zeros; i < bytes.length; i++) {
-    let carry = bytes[i]!;
-    for (let k = 0; k < used; k++) {
-      const value = bigDigits[k]! * 256 + carry;
-      carry = Math.floor(value / BIG_DIGIT);
-      bigDigits[k] = value - carry * BIG_DIGIT;
-    }
-    while (carry > 0) {
-      const next = Math.floor(carry / BIG_DIGIT);
-      bigDigits[used++] = carry - next * BIG_DIGIT;
-      carry = next;
-    }
-  }
+  for (let i = zeros; i < bytes.length; i++) used = multiplyAdd(bigDigits, used, 256, bytes[i]!, BIG_DIGIT);
   let position = encoded.length;
   for (let k = 0; k < used; k++) {
     let limb = bigDigits[k]!;

@@ -21,6 +21,25 @@ export const MAX_BASE58_LENGTH = 128;
  */
 const limbs = new Float64Array(32);
 
+/**
+ * limbs × multiplier + carry, in place, for a little-endian number of `used` limbs of base `base`;
+ * returns the new limb count. The caller keeps limb × multiplier + carry below 2^53 (exact in a
+ * double). Shared by the decoder (base 2^24, × 58^k) and the encoder in base58-encode.ts (base 58^5, × 256).
+ */
+export function multiplyAdd(limbs: Float64Array, used: number, multiplier: number, carry: number, base: number): number {
+  for (let k = 0; k < used; k++) {
+    const value = limbs[k]! * multiplier + carry;
+    carry = Math.floor(value / base);
+    limbs[k] = value - carry * base;
+  }
+  while (carry > 0) {
+    const next = Math.floor(carry / base);
+    limbs[used++] = carry - next * base;
+    carry = next;
+  }
+  return used;
+}
+
 /** The bytes `text` encodes, or undefined if it is empty, too long, or has a character outside the alphabet. */
 export function decodeBase58(text: string): Uint8Array | undefined {
   const length = text.length;
@@ -38,18 +57,7 @@ export function decodeBase58(text: string): Uint8Array | undefined {
       if (digit < 0) return undefined;
       group = group * 58 + digit;
     }
-    const multiplier = POWERS[end - start]!;
-    let carry = group;
-    for (let k = 0; k < used; k++) {
-      const value = limbs[k]! * multiplier + carry;
-      carry = Math.floor(value / LIMB);
-      limbs[k] = value - carry * LIMB;
-    }
-    while (carry > 0) {
-      const next = Math.floor(carry / LIMB);
-      limbs[used++] = carry - next * LIMB;
-      carry = next;
-    }
+    used = multiplyAdd(limbs, used, POWERS[end - start]!, group, LIMB);
   }
 
   // Big-endian bytes of the number, without leading zero bytes, after `zeros` zero bytes.

@@ -30,6 +30,7 @@
  *   gives the same bytes (test/unit/memo-transaction.test.ts).
  */
 import { decodeBase58 } from '../lib/base58.js';
+import { concatBytes } from '../lib/bytes.js';
 import { excerpt, malformed, mismatch } from './rejected.js';
 
 /** PACKET_DATA_SIZE: the largest transaction a validator accepts. */
@@ -329,16 +330,6 @@ function shortU16(value: number): number[] {
   }
 }
 
-function concat(parts: readonly (Uint8Array | readonly number[])[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 export interface MemoTransactionOptions {
   wallet: Uint8Array;
   challenge: string;
@@ -373,7 +364,7 @@ export function memoTransactionMessage(options: MemoTransactionOptions): Uint8Ar
   const memoAccounts = walletSignsMemo ? [0] : [];
   instructions.push([keys.length - 1, ...shortU16(memoAccounts.length), ...memoAccounts, ...shortU16(memoData.length)], memoData);
 
-  const message = concat([
+  const message = concatBytes(
     version === 0 ? [VERSION_PREFIX] : [],
     [1, 0, keys.length - 1], // the wallet signs and pays; every other key is a read-only program
     shortU16(keys.length),
@@ -382,7 +373,7 @@ export function memoTransactionMessage(options: MemoTransactionOptions): Uint8Ar
     shortU16(computeUnitPrice === undefined ? 1 : 2),
     ...instructions,
     version === 0 ? shortU16(0) : [], // no address table lookups
-  ]);
+  );
   const transactionLength = 1 + SIGNATURE_BYTES + message.length;
   if (transactionLength > MAX_TRANSACTION_BYTES) {
     throw new RangeError(`the challenge makes a ${transactionLength}-byte transaction, more than ${MAX_TRANSACTION_BYTES}`);
@@ -395,5 +386,5 @@ export function serializeSignedTransaction(message: Uint8Array, signature: Uint8
   if (signature.length !== SIGNATURE_BYTES) throw new RangeError(`a signature is ${SIGNATURE_BYTES} bytes, not ${signature.length}`);
   const numRequiredSignatures = message[0] === VERSION_PREFIX ? message[1] : message[0];
   if (numRequiredSignatures !== 1) throw new RangeError('the message must have exactly one signer');
-  return concat([[1], signature, message]);
+  return concatBytes([1], signature, message);
 }

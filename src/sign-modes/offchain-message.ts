@@ -61,6 +61,7 @@
  * and Agave (its is_data_ascii counts \n as ASCII in v0 format 0; it takes formats 0 and 1 up to
  * 15312 bytes), this module follows the spec and Agave.
  */
+import { concatBytes } from '../lib/bytes.js';
 import { excerpt, malformed, mismatch } from './rejected.js';
 
 /** b"\xffsolana offchain"; the module keeps its own copy, so that no caller can change what it checks. */
@@ -347,16 +348,6 @@ function isUtf8(bytes: Uint8Array): boolean {
 
 function u16le(value: number): number[] {
   return [value & 0xff, (value >> 8) & 0xff];
-}
-
-function concatBytes(...parts: (Uint8Array | readonly number[])[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {

@@ -1,11 +1,11 @@
 import { createPrivateKey, createPublicKey, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createSignInMessageText, parseSignInMessageText } from '@solana/wallet-standard-util';
 import { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
 import { blacklistPolicy, challenge, get, getNonce, newWallet, publicKeyOf, signedHeaders } from '../helpers/client.js';
+import { runSchedule } from '../helpers/fuzz-run.js';
 import { startGate, type GateProcess } from '../helpers/gate.js';
 import { RawPool, type RawResponse } from '../helpers/raw-http.js';
 import { agaveOffchainMessage, ledgerOffchainMessage, memoTransaction, siwsFields, siwsHeaders, type MemoTxOptions } from '../helpers/sign-modes.js';
@@ -1532,11 +1532,6 @@ function problemWith(p: Plan, response: RawResponse, parsed: Parsed, accepted: b
   return undefined;
 }
 
-function rssKb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(match?.[1] ?? NaN);
-}
-
 function describePlan(p: Plan): string {
   const shown = p.headers
     .filter(([name]) => name.startsWith('X-404'))
@@ -1620,59 +1615,39 @@ describe('sign-mode message fuzzing', () => {
       let oracleOnlyCount = 0;
       const oracleOnlyBy = new Map<string, number>();
       const bump = (map: Map<string, number>, key: string): void => void map.set(key, (map.get(key) ?? 0) + 1);
-      let sent = 0;
-      let warmRssKb = 0;
-      let peakRssKb = 0;
-      const sampler = setInterval(() => {
-        peakRssKb = Math.max(peakRssKb, rssKb(pid));
-      }, 250);
-      const startedAt = Date.now();
-      const deadline = startedAt + TIME_BUDGET_MS;
-
-      async function lane(): Promise<void> {
-        for (let next = sent++; next < schedule.length && Date.now() < deadline; next = sent++) {
-          const [mode, index] = schedule[next]!;
-          let p: Plan | undefined;
-          try {
-            p = plan(mode, index, contexts, env0);
-            const sentAt = Date.now();
-            const response = await pool.send({ method: 'GET', target: PATH, headers: p.headers });
-            const receivedAt = Date.now();
-            const parsed = parse(response);
-            const accepted = parsed.status === 200 || parsed.code === 'NONCE_REUSED';
-            const oracle = proves(p.headers, walletsByAddress, { sentAt, receivedAt });
-            bump(counts[mode], `${parsed.status} ${parsed.code ?? ''}`.trim());
-            const problem = problemWith(p, response, parsed, accepted, oracle);
-            if (problem && failures.length < 25) failures.push(`${describePlan(p)}: ${problem} — ${response.body.toString('utf8').slice(0, 300)}`);
-            const nonceId = nonceIdOf(p.headers.find(([name]) => name === 'X-404-Nonce')?.[1] ?? '');
-            if (accepted && nonceId) bump(acceptedByNonce, nonceId);
-            if (parsed.status === 200 && nonceId) bump(successesByNonce, nonceId);
-            if (oracle && !accepted) {
-              oracleOnlyCount += 1;
-              const key = `${mode} ${parsed.status} ${String(parsed.body?.field ?? (parsed.body?.header === 'X-404-Message' ? malformedFieldOf(String(parsed.body.message)) : parsed.code))}`;
-              bump(oracleOnlyBy, key);
-              if (oracleOnlyBy.get(key) === 1 && process.env.FUZZ_VERBOSE) oracleOnly.push(`${describePlan(p)} → ${parsed.status} ${parsed.code} ${String(parsed.body?.message ?? '').slice(0, 200)}`);
-            }
-            if (p.modeIntact && parsed.code === 'INVALID_SIGNATURE') bump(fields401[mode], typeof parsed.body?.field === 'string' ? parsed.body.field : '(signature)');
-            if (p.modeIntact && parsed.code === 'INVALID_HEADER') {
-              bump(fields400[mode], parsed.body?.header === 'X-404-Message' ? malformedFieldOf(String(parsed.body.message)) : `[${String(parsed.body?.header)}]`);
-            }
-          } catch (error) {
-            if (failures.length < 25) failures.push(`${p ? describePlan(p) : `seed ${SEED} ${mode} #${index}`}: ${(error as Error).stack ?? (error as Error).message}`);
+      const each = async ([mode, index]: (typeof schedule)[number]): Promise<void> => {
+        let p: Plan | undefined;
+        try {
+          p = plan(mode, index, contexts, env0);
+          const sentAt = Date.now();
+          const response = await pool.send({ method: 'GET', target: PATH, headers: p.headers });
+          const receivedAt = Date.now();
+          const parsed = parse(response);
+          const accepted = parsed.status === 200 || parsed.code === 'NONCE_REUSED';
+          const oracle = proves(p.headers, walletsByAddress, { sentAt, receivedAt });
+          bump(counts[mode], `${parsed.status} ${parsed.code ?? ''}`.trim());
+          const problem = problemWith(p, response, parsed, accepted, oracle);
+          if (problem && failures.length < 25) failures.push(`${describePlan(p)}: ${problem} — ${response.body.toString('utf8').slice(0, 300)}`);
+          const nonceId = nonceIdOf(p.headers.find(([name]) => name === 'X-404-Nonce')?.[1] ?? '');
+          if (accepted && nonceId) bump(acceptedByNonce, nonceId);
+          if (parsed.status === 200 && nonceId) bump(successesByNonce, nonceId);
+          if (oracle && !accepted) {
+            oracleOnlyCount += 1;
+            const key = `${mode} ${parsed.status} ${String(parsed.body?.field ?? (parsed.body?.header === 'X-404-Message' ? malformedFieldOf(String(parsed.body.message)) : parsed.code))}`;
+            bump(oracleOnlyBy, key);
+            if (oracleOnlyBy.get(key) === 1 && process.env.FUZZ_VERBOSE) oracleOnly.push(`${describePlan(p)} → ${parsed.status} ${parsed.code} ${String(parsed.body?.message ?? '').slice(0, 200)}`);
           }
-          if (next === Math.floor(schedule.length / 10)) warmRssKb = rssKb(pid);
+          if (p.modeIntact && parsed.code === 'INVALID_SIGNATURE') bump(fields401[mode], typeof parsed.body?.field === 'string' ? parsed.body.field : '(signature)');
+          if (p.modeIntact && parsed.code === 'INVALID_HEADER') {
+            bump(fields400[mode], parsed.body?.header === 'X-404-Message' ? malformedFieldOf(String(parsed.body.message)) : `[${String(parsed.body?.header)}]`);
+          }
+        } catch (error) {
+          if (failures.length < 25) failures.push(`${p ? describePlan(p) : `seed ${SEED} ${mode} #${index}`}: ${(error as Error).stack ?? (error as Error).message}`);
         }
-      }
-
-      try {
-        await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-      } finally {
-        clearInterval(sampler);
-        pool.close();
-      }
-      const elapsedMs = Date.now() - startedAt;
-      const finalRssKb = rssKb(pid);
-      peakRssKb = Math.max(peakRssKb, finalRssKb);
+      };
+      const { sent, elapsedMs, warmRssKb, finalRssKb, peakRssKb } = await runSchedule(schedule, { pid, concurrency: CONCURRENCY, budgetMs: TIME_BUDGET_MS, each }).finally(() =>
+        pool.close(),
+      );
 
       // The table for the closing note.
       const keys = [...new Set(MODES.flatMap((mode) => [...counts[mode].keys()]))].sort();

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import bs58 from 'bs58';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
 import { blacklistPolicy, get, publicKeyOf, signedHeaders } from '../helpers/client.js';
+import { runSchedule } from '../helpers/fuzz-run.js';
 import { startGate, testSecret, type GateProcess } from '../helpers/gate.js';
 import { RawPool, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { prng, Seeded } from '../helpers/seeded.js';
@@ -336,11 +336,6 @@ function problemWith(response: RawResponse, method: string): string | undefined 
   return undefined;
 }
 
-function rssKb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(match?.[1] ?? NaN);
-}
-
 // ---------------------------------------------------------------------------------------------
 
 let localnet: LocalnetHandle;
@@ -387,55 +382,35 @@ describe('header fuzzing', () => {
       for (let i = 0; i < REQUESTS_PER_ROUTE; i += 1) for (const route of ROUTES) schedule.push([route, i]);
       const failures: string[] = [];
       const statusCounts = new Map<number, number>();
-      let sent = 0;
-      let warmRssKb = 0;
-      let peakRssKb = 0;
-      const sampler = setInterval(() => {
-        peakRssKb = Math.max(peakRssKb, rssKb(pid));
-      }, 250);
-      const startedAt = Date.now();
-      const deadline = startedAt + TIME_BUDGET_MS;
-
       const record = (what: string, response: RawResponse, method: string): void => {
         statusCounts.set(response.status, (statusCounts.get(response.status) ?? 0) + 1);
         const problem = problemWith(response, method);
         if (problem && failures.length < 25) failures.push(`${what}: ${problem} — ${response.body.toString('utf8').slice(0, 200)}`);
       };
 
-      async function lane(): Promise<void> {
-        for (let next = sent++; next < schedule.length && Date.now() < deadline; next = sent++) {
-          const [route, index] = schedule[next]!;
-          const p = plan(route, index, tokens);
-          const what = `seed ${SEED} ${route} #${index} ${p.request.method} ${String(p.request.target).slice(0, 60)}`;
-          try {
-            if (p.signFor && p.secretKey) {
-              // Deep request: the nonce request is itself one of the route's requests.
-              const issued = await pool.send({ method: 'GET', target: `/x404_auth/${p.signFor}`, headers: [['X-Forwarded-For', `10.255.${index % 256}.${(index >> 8) % 256}`]] });
-              record(`${what} (nonce)`, issued, 'GET');
-              const nonce = issued.headers.get('x-404-nonce');
-              if (nonce) {
-                const signed = signedHeaders(p.secretKey, nonce, p.signFor);
-                if (index % 7 === 0) signed['X-404-Signature'] = bs58.encode(new Uint8Array(64)); // a forged one now and then
-                p.request.headers.unshift(...Object.entries(signed));
-              }
+      const each = async ([route, index]: (typeof schedule)[number]): Promise<void> => {
+        const p = plan(route, index, tokens);
+        const what = `seed ${SEED} ${route} #${index} ${p.request.method} ${String(p.request.target).slice(0, 60)}`;
+        try {
+          if (p.signFor && p.secretKey) {
+            // Deep request: the nonce request is itself one of the route's requests.
+            const issued = await pool.send({ method: 'GET', target: `/x404_auth/${p.signFor}`, headers: [['X-Forwarded-For', `10.255.${index % 256}.${(index >> 8) % 256}`]] });
+            record(`${what} (nonce)`, issued, 'GET');
+            const nonce = issued.headers.get('x-404-nonce');
+            if (nonce) {
+              const signed = signedHeaders(p.secretKey, nonce, p.signFor);
+              if (index % 7 === 0) signed['X-404-Signature'] = bs58.encode(new Uint8Array(64)); // a forged one now and then
+              p.request.headers.unshift(...Object.entries(signed));
             }
-            record(what, await pool.send(p.request, { close: p.close }), p.request.method);
-          } catch (error) {
-            if (failures.length < 25) failures.push(`${what}: ${(error as Error).message}`);
           }
-          if (next === Math.floor(schedule.length / 10)) warmRssKb = rssKb(pid);
+          record(what, await pool.send(p.request, { close: p.close }), p.request.method);
+        } catch (error) {
+          if (failures.length < 25) failures.push(`${what}: ${(error as Error).message}`);
         }
-      }
-
-      try {
-        await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-      } finally {
-        clearInterval(sampler);
-        pool.close();
-      }
-      const elapsedMs = Date.now() - startedAt;
-      const finalRssKb = rssKb(pid);
-      peakRssKb = Math.max(peakRssKb, finalRssKb);
+      };
+      const { sent, elapsedMs, warmRssKb, finalRssKb, peakRssKb } = await runSchedule(schedule, { pid, concurrency: CONCURRENCY, budgetMs: TIME_BUDGET_MS, each }).finally(() =>
+        pool.close(),
+      );
       console.log(
         `fuzz: ${Math.min(sent, schedule.length)} requests in ${elapsedMs} ms (${Math.round((schedule.length / elapsedMs) * 1000)}/s); ` +
           `statuses ${JSON.stringify(Object.fromEntries([...statusCounts].sort((a, b) => a[0] - b[0])))}; ` +

@@ -49,6 +49,18 @@ const SIWS_GATE: GateSignInOffer = {
   siws: { domain: 'app.example.com', domains: ['app.example.com', 'localhost:5173'], statement: 'Sign in to the launch', chainId: 'mainnet', resources: ['x404:blacklist'] },
 };
 /** A gate without SIWS_DOMAINS (its default modes). */
+/** The SIWS fields built from SIWS_GATE's offer outside a page (its first domain, https), any Issued At. */
+const SIGN_IN_FROM_OFFER = {
+  domain: 'app.example.com',
+  address: ADDRESS,
+  statement: 'Sign in to the launch',
+  uri: 'https://app.example.com',
+  version: '1',
+  chainId: 'mainnet',
+  nonce: NONCE,
+  issuedAt: expect.any(String),
+  resources: ['x404:blacklist'],
+};
 const NO_SIWS_GATE: GateSignInOffer = { signModes: ['challenge', 'offchain', 'memo-tx'] };
 const HARDWARE_GATE: GateSignInOffer = { signModes: ['challenge', 'memo-tx'] };
 const OFFCHAIN_ONLY_GATE: GateSignInOffer = { signModes: ['offchain'] };
@@ -233,17 +245,7 @@ describe('signProof with a keypair', () => {
     expect(headers).toMatchObject({ 'x-404-sign-mode': 'siws', 'x-404-addr': ADDRESS });
     const message = fromBase64(headers['x-404-message']!);
     const parsed = parseSignInMessageText(new TextDecoder().decode(message));
-    expect(parsed).toEqual({
-      domain: 'app.example.com',
-      address: ADDRESS,
-      statement: 'Sign in to the launch',
-      uri: 'https://app.example.com',
-      version: '1',
-      chainId: 'mainnet',
-      nonce: NONCE,
-      issuedAt: expect.any(String),
-      resources: ['x404:blacklist'],
-    });
+    expect(parsed).toEqual(SIGN_IN_FROM_OFFER);
     const issuedAt = Date.parse(parsed!.issuedAt!);
     expect(issuedAt).toBeGreaterThanOrEqual(before - 1);
     expect(issuedAt).toBeLessThanOrEqual(Date.now());
@@ -323,17 +325,7 @@ describe('signInInput: which domain the wallet is asked to show', () => {
   it('outside a page (Node, a backend, the CLI): the offer\'s first domain, https', () => {
     vi.stubGlobal('location', undefined);
     const input = signInInput(ADDRESS, NONCE, siws);
-    expect(input).toEqual({
-      domain: 'app.example.com',
-      address: ADDRESS,
-      statement: 'Sign in to the launch',
-      uri: 'https://app.example.com',
-      version: '1',
-      chainId: 'mainnet',
-      nonce: NONCE,
-      issuedAt: expect.any(String),
-      resources: ['x404:blacklist'],
-    });
+    expect(input).toEqual(SIGN_IN_FROM_OFFER);
     expect(new Date(input.issuedAt).toISOString()).toBe(input.issuedAt);
     expect(input.resources).not.toBe(siws.resources);
   });
