@@ -39,7 +39,7 @@ export function benchWallets(count: number, family = 'wallet'): BenchWallet[] {
 export const FEATURE = 'blacklist';
 export const AUTH_PATH = `/x404_auth/${FEATURE}`;
 
-/** CHALLENGE::<nonce>::<path>::<MECHANISM>_<FEATURE>, written from CONTRACT §4 (not from the gate's code). */
+/** CHALLENGE::<nonce>::<path>::<MECHANISM>_<FEATURE>, written from docs/api.md §4 (not from the gate's code). */
 export function challengeText(nonce: string, mechanism = 'SERVICE404'): string {
   return `CHALLENGE::${nonce}::${AUTH_PATH}::${mechanism}_${FEATURE.toUpperCase()}`;
 }

@@ -4,7 +4,7 @@ import { DEFAULT_KEY_PREFIX, keyPrefixProblem } from './redis/keys.js';
 import { CHAIN_ID as SIWS_CHAIN_ID, isSiwsStatement } from './sign-modes/siws.js';
 
 /**
- * Every setting of the gate, read and validated once at start-up (CONTRACT §1 plus the project's
+ * Every setting of the gate, read and validated once at start-up (docs/api.md §1 plus the project's
  * own knobs, each documented in the README with its default). An invalid value throws ConfigError
  * naming the variable; main() prints it and exits 1.
  */

@@ -1,6 +1,6 @@
 /**
  * The one way a request ends in an error body. `code` is the stable string clients switch on
- * (CONTRACT §3–§7); `status` is the HTTP status; `extra` adds feature fields to the body
+ * (docs/api.md §3–§7); `status` is the HTTP status; `extra` adds feature fields to the body
  * (e.g. the requirement list of INSUFFICIENT_TOKENS) and `location` the spec's `status` field
  * (`locdeny` / `locerror`).
  */

@@ -1,7 +1,7 @@
 import type { ChainInstruction, ChainTransaction } from '../chain/types.js';
 import { NFT_PROGRAMS, STAKE_PROGRAM, SWAP_PROGRAMS, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './programs.js';
 
-/** The activity feature's transaction types (CONTRACT §5). */
+/** The activity feature's transaction types (docs/api.md §5). */
 export const ACTIVITY_TYPES = ['transfer', 'swap', 'nft', 'stake'] as const;
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 

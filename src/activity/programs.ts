@@ -1,5 +1,5 @@
 /**
- * Mainnet program ids that classify a transaction for the activity feature (CONTRACT §5). Each id
+ * Mainnet program ids that classify a transaction for the activity feature (docs/api.md §5). Each id
  * was checked against public sources (program repositories, SDK constants, explorers' labels) and
  * decodes to 32 bytes (test/unit/features-activity.test.ts checks the decoding).
  *

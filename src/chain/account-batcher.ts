@@ -5,7 +5,7 @@ import { contextValue, isCount, malformed, parseAccountInfo } from './replies.js
 import type { RpcClient, RpcOutcome, RpcRequest } from './rpc.js';
 import type { AccountInfo, ChainObserver, DataSlice } from './types.js';
 
-/** The validator refuses more keys per getMultipleAccounts (-32602, SOLANA.md). */
+/** The validator refuses more keys per getMultipleAccounts (-32602, docs/solana-wire-format.md). */
 export const MAX_KEYS_PER_CALL = 100;
 
 interface Waiter {

@@ -4,7 +4,7 @@ import { isCount, isObject, malformed } from './replies.js';
 import type { RpcClient } from './rpc.js';
 import type { ChainInstruction, ChainTransaction, SignatureInfo, TokenBalance } from './types.js';
 
-/** History reads refuse `processed` (SOLANA.md); the reader passes `confirmed` instead. */
+/** History reads refuse `processed` (docs/solana-wire-format.md); the reader passes `confirmed` instead. */
 export type HistoryCommitment = 'confirmed' | 'finalized';
 
 const MAX_SIGNATURES_PER_PAGE = 1000;

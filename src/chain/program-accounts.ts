@@ -8,7 +8,7 @@ import type { DataSlice, KeyedAccount, ProgramAccountsFilter } from './types.js'
 const METHOD = 'getProgramAccounts';
 
 /**
- * getProgramAccounts with filters (at most 4, SOLANA.md), base64, optional dataSlice. Every
+ * getProgramAccounts with filters (at most 4, docs/solana-wire-format.md), base64, optional dataSlice. Every
  * returned account must be owned by the program and, when the whole data came back, satisfy the
  * filters itself: a wrong answer is a 503, not someone else's account.
  */

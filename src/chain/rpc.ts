@@ -45,7 +45,7 @@ export type RpcOutcome<T = unknown> = { ok: true; result: T } | { ok: false; err
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
-/** The validator answers larger bodies with HTTP 413 (SOLANA.md). */
+/** The validator answers larger bodies with HTTP 413 (docs/solana-wire-format.md). */
 export const MAX_BODY_BYTES = 51_200;
 /** Keeps one reply a manageable size (and under the batch caps some providers set); not a validator limit. */
 export const MAX_CALLS_PER_BODY = 100;

@@ -1,7 +1,7 @@
 import { encodeAddress } from './address.js';
 import { TOKEN_2022_PROGRAM_ID } from './programs.js';
 
-/** SPL Token account layout (SOLANA.md): the same first 165 bytes under both token programs. */
+/** SPL Token account layout (docs/solana-wire-format.md): the same first 165 bytes under both token programs. */
 export const TOKEN_ACCOUNT_SIZE = 165;
 /** mint 0..32, owner 32..64, amount u64 LE 64..72: all a holdings check needs. */
 export const TOKEN_ACCOUNT_HEAD_SIZE = 72;

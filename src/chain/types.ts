@@ -1,7 +1,7 @@
 import type { AtaSeed } from './ata.js';
 /**
  * What the gate reads from the chain. Every method either returns data that was validated
- * against Solana's documented wire format (../shared/SOLANA.md) or throws a GateError
+ * against Solana's documented wire format (docs/solana-wire-format.md) or throws a GateError
  * 503 UPSTREAM_UNAVAILABLE (unreachable, HTTP/JSON-RPC error, rate limited, timed out, malformed
  * reply). Callers never see a partial answer: fail closed.
  */

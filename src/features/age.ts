@@ -5,7 +5,7 @@ import { blockTimeMs, daysBefore, daysSince, isoTime } from './lib/time.js';
 import type { Feature } from './types.js';
 
 /**
- * age: the wallet's oldest transaction is at least N days old (CONTRACT §5). Both headers are
+ * age: the wallet's oldest transaction is at least N days old (docs/api.md §5). Both headers are
  * thresholds on that same transaction, so the stricter one applies; at least one must be sent and
  * an absent one counts as 0.
  */

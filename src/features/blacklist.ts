@@ -2,7 +2,7 @@ import { GateError } from '../errors.js';
 import { addressList, amountByAddress, requireHeaders } from '../lib/header-values.js';
 import type { Feature } from './types.js';
 
-/** SEED-SPEC §4.2: holds none of `excluded_mints`, and no mint above its `max_holdings` entry. */
+/** docs/api.md §5: holds none of `excluded_mints`, and no mint above its `max_holdings` entry. */
 export interface BlacklistParams {
   excludedMints: string[];
   maxHoldings: Map<string, bigint>;

@@ -25,7 +25,7 @@ export interface Feature<Params = unknown> {
   name: FeatureName;
   /** Header names (lower case) whose values form the policy; their digest is the token's `pol`. */
   policyHeaders: readonly string[];
-  /** blacklist requires the geolocation headers (SEED-SPEC §4.2); elsewhere absent means off. */
+  /** blacklist requires the geolocation headers (docs/api.md §5); elsewhere absent means off. */
   geoRequired: boolean;
   parse(headers: HeaderBag): Params;
   /**

@@ -21,7 +21,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { boundLogin, type LoginRun } from './login-deadline.js';
 
 /**
- * Everything `GET /x404_auth/{feature}` does, in contract order (CONTRACT §2–§6):
+ * Everything `GET /x404_auth/{feature}` does, in contract order (docs/api.md §2–§6):
  * classify → parse headers and resolve the policy → accept nonce → read the proof of the sign mode →
  * verify signature → spend nonce → feature checks → geolocation → sign token → respond. Each step
  * is a named function below; the HTTP layer only reads the request and writes what this returns. A login runs under
@@ -82,7 +82,7 @@ export function handleAuthRequest(request: AuthRequest, deps: GateDependencies):
   }
 }
 
-/** CONTRACT §2, rows 1–5. */
+/** docs/api.md §2, rows 1–5. */
 export function classify(request: AuthRequest, tokens: TokenService): { kind: RequestKind; claims?: GateClaims } {
   const { headers, feature } = request;
   const presentSignatureHeaders = SIGNATURE_HEADERS.filter((name) => headers.has(name));
@@ -128,7 +128,7 @@ function issueNonce(feature: FeatureName, { nonces, config, policies }: GateDepe
 }
 
 /**
- * CONTRACT §6: a valid token for this feature; policy headers, when sent, must match `pol`. Under a
+ * docs/api.md §6: a valid token for this feature; policy headers, when sent, must match `pol`. Under a
  * named policy (resolvePolicy) the token must have been issued under that policy as it is now: a
  * token from before a SIGHUP reload changed the policy answers POLICY_MISMATCH.
  */

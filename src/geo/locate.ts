@@ -4,7 +4,7 @@ import type { HeaderBag } from '../features/types.js';
 import { booleanHeader, requireHeaders } from '../lib/header-values.js';
 
 /**
- * Geolocation (CONTRACT §5): coordinates are resolved to a country offline, with the borders
+ * Geolocation (docs/api.md §5): coordinates are resolved to a country offline, with the borders
  * bundled in @rapideditor/country-coder, so the check makes no network call and cannot leak
  * users' positions to a third party.
  */

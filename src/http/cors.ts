@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 
-/** Every header CONTRACT.md names, so a browser preflight for any feature passes. */
+/** Every header docs/api.md names, so a browser preflight for any feature passes. */
 const ALLOWED_HEADERS = [
   'X-404-Nonce',
   'X-404-Signature',

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 description of the whole gate, served at /openapi.json. Built from small tables
- * (the features' headers, the error codes of each status) so it reads like CONTRACT.md and a new
+ * (the features' headers, the error codes of each status) so it reads like docs/api.md and a new
  * feature or code is one line. test/e2e/openapi.test.ts checks real answers of every route against it.
  * The served document also names the operator policies the gate has loaded (POLICIES_FILE), so it
  * is built per configuration (buildOpenApiDocument) and rebuilt when SIGHUP reloads them.
@@ -50,7 +50,7 @@ const GEO_HEADERS = (required: boolean): HeaderSpec[] => [
   { name: 'X-Long', description: 'Longitude in decimal degrees, when geo_code is "true".', schema: { type: 'string' }, example: '2.3522' },
 ];
 
-/** CONTRACT §5, one row per feature. */
+/** docs/api.md §5, one row per feature. */
 const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
   blacklist: [
     {
@@ -135,7 +135,7 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
   ],
 };
 
-/** CONTRACT §5: the requirement failures of each feature, and their status. */
+/** docs/api.md §5: the requirement failures of each feature, and their status. */
 const FEATURE_FAILURES: Record<FeatureName, { status: 403 | 500; codes: string[] }[]> = {
   blacklist: [
     { status: 403, codes: ['EXCEEDS_MAX_HOLDING'] },
@@ -161,7 +161,7 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'The chain (or the nonce store) could not be read within LOGIN_TIMEOUT_MS; no token was issued. See Retry-After. `nonceSpent: false`: the same signed request may be sent again after Retry-After; `true`: sign a new nonce.',
 };
 
-/** Codes every feature endpoint can answer with, by status (CONTRACT §2–§7). */
+/** Codes every feature endpoint can answer with, by status (docs/api.md §2–§7). */
 const COMMON_ERRORS: Record<number, string[]> = {
   400: ['MISSING_HEADER', 'INVALID_HEADER', 'FEATURE_MISMATCH'],
   401: ['INVALID_NONCE', 'NONCE_EXPIRED', 'NONCE_REUSED', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'POLICY_MISMATCH', 'LOCATION_DENIED'],
@@ -403,7 +403,7 @@ const schemas: JsonObject = {
     properties: {
       error: { type: 'string', description: 'Stable code to switch on.' },
       message: { type: 'string', description: 'What failed, with the numbers (mint, current, required).' },
-      status: { type: 'string', enum: ['locdeny', 'locerror'], description: 'Set for location outcomes (SEED-SPEC §7).' },
+      status: { type: 'string', enum: ['locdeny', 'locerror'], description: 'Set for location outcomes (docs/api.md §7).' },
       missing: { type: 'array', items: { type: 'string' }, description: 'MISSING_HEADER: the headers that were missing.' },
       header: { type: 'string', description: 'INVALID_HEADER: the header that was invalid.' },
       field: { type: 'string', description: 'INVALID_SIGNATURE of a sign mode\'s message: the field that does not match (e.g. domain, Expiration Time, recentBlockhash, instructions).' },
@@ -543,7 +543,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   },
   jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
   tags: [
-    { name: 'authentication', description: 'The feature endpoints (SEED-SPEC §4–§5).' },
+    { name: 'authentication', description: 'The feature endpoints (docs/api.md §2–§4).' },
     { name: 'forward auth', description: 'For reverse proxies and relying parties: check tokens, list policies, publish keys.' },
     { name: 'operations', description: 'Health, metrics and this document.' },
   ],

@@ -43,15 +43,15 @@
  * | empty           | nothing at all (no account)                                                        | edge cases     |
  *
  * LENDING: MarginFi banks `marginfi-usdc-bank` (mainnet USDC mint, 6 decimals, liability share value 1.05) and
- * `marginfi-sol-bank` (9 decimals); addresses via demoAddress(name). When the real mainnet dumps
- * in ../shared/fixtures/lending exist (beside the repository, as in CI; X404_SHARED_DIR or
- * LOCALNET_LENDING_DUMPS point elsewhere), they are
- * loaded too, at their real addresses (e.g. the Kamino obligation of
- * HRpCJaTjXMgxsDAHSLHTQigUmezEitySEf6SWWmLsiNY, no debt).
+ * `marginfi-sol-bank` (9 decimals); addresses via demoAddress(name). The real mainnet dumps in the
+ * repository's test/fixtures/lending (LOCALNET_LENDING_DUMPS points elsewhere) are loaded too, at
+ * their real addresses (e.g. the Kamino obligation of HRpCJaTjXMgxsDAHSLHTQigUmezEitySEf6SWWmLsiNY,
+ * no debt).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Keypair } from '@solana/web3.js';
 import { immutableOwnerExtension, transferFeeAmountExtension, transferFeeConfigExtension } from './layouts.js';
 import type { TokenProgramName } from './programs.js';
@@ -137,7 +137,7 @@ function units(tokens: number | string, decimals: number): bigint {
 
 export interface DemoStateOptions {
   now?: number;
-  /** Directory of real lending account dumps to load; null to skip. Default: LOCALNET_LENDING_DUMPS or ../shared/fixtures/lending. */
+  /** Directory of real lending account dumps to load; null to skip. Default: LOCALNET_LENDING_DUMPS or the repository's test/fixtures/lending. */
   lendingDumpsDir?: string | null;
 }
 
@@ -418,7 +418,10 @@ function loadAccountDumps(state: ChainState, dir: string): void {
   }
 }
 
-/** The steering repository's shared/ folder sits beside this one (CI clones it there). */
-function defaultDumpsDir(): string {
-  return resolve(process.env.X404_SHARED_DIR ?? '../shared', 'fixtures/lending');
+/** test/fixtures/lending of this repository, found from this module whether it runs from src/ (tests) or dist/src/. */
+function defaultDumpsDir(): string | null {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return join(dir, 'test', 'fixtures', 'lending');
+  }
+  return null;
 }

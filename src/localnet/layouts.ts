@@ -1,6 +1,6 @@
 /**
  * Account byte layouts, written exactly as the on-chain programs lay them out (see
- * ../shared/SOLANA.md), so that the gate's decoders are exercised against real bytes.
+ * docs/solana-wire-format.md), so that the gate's decoders are exercised against real bytes.
  * Every function returns a fresh Buffer; offsets are named where the gate reads them.
  */
 import bs58 from 'bs58';

@@ -39,7 +39,7 @@ export function rateLimitHeaders(decision: RateDecision, windowSeconds = 60): Re
   };
 }
 
-/** 429 RATE_LIMITED (CONTRACT §7) with Retry-After and the RateLimit headers. */
+/** 429 RATE_LIMITED (docs/api.md §7) with Retry-After and the RateLimit headers. */
 export function rateLimitedError(decision: RateDecision): GateError {
   return new GateError(
     429,

@@ -57,8 +57,8 @@ const MECHANISM_HEADER = 'x-404-mechanism';
 
 /**
  * Sign in to a gate feature: reuse a stored token when the gate still accepts it, otherwise run
- * nonce → challenge → sign → login (SEED-SPEC §5) and store the new token. Every failure is an
- * X404Error whose `code` is the gate's (CONTRACT) or NONCE_ERROR / SIGNING_ERROR (SEED-SPEC §7).
+ * nonce → challenge → sign → login (docs/api.md §4) and store the new token. Every failure is an
+ * X404Error whose `code` is the gate's (docs/api.md) or NONCE_ERROR / SIGNING_ERROR (docs/api.md §7).
  */
 export async function authenticate<F extends Feature>(options: AuthenticateOptions<F>): Promise<AuthResult> {
   const { feature, signal, onProgress } = options;
@@ -134,7 +134,7 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
 }
 
 /**
- * CONTRACT §6: a stored token sent as x-jwt with the policy headers answers 200 while it is valid
+ * docs/api.md §6: a stored token sent as x-jwt with the policy headers answers 200 while it is valid
  * for this feature and policy. Any 401 (expired, other secret, other policy) drops it and the
  * caller signs again; an unreachable gate is left to the nonce step to report.
  */
@@ -197,7 +197,7 @@ async function requestNonce(fetchImpl: Fetch, endpoint: string, signal: AbortSig
       ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
     });
   }
-  // The headers are the spec's channel; the body repeats them (CONTRACT §3), which keeps a gate
+  // The headers are the spec's channel; the body repeats them (docs/api.md §3), which keeps a gate
   // behind a proxy that strips Access-Control-Expose-Headers usable.
   const nonce = response.headers.get(NONCE_HEADER) ?? stringField(response.body, 'nonce');
   const mechanism = response.headers.get(MECHANISM_HEADER) ?? stringField(response.body, 'mechanism');

@@ -4,7 +4,7 @@ import type { Feature } from './policy.js';
 export const featurePath = (feature: Feature): string => `/x404_auth/${feature}`;
 
 /**
- * SEED-SPEC §2 / CONTRACT §4: `CHALLENGE::<nonce>::<path>::<MECHANISM>_<FEATURE>`, the mechanism
+ * docs/api.md §4 / docs/api.md §4: `CHALLENGE::<nonce>::<path>::<MECHANISM>_<FEATURE>`, the mechanism
  * being the X-404-Mechanism the gate sent with the nonce (e.g. SERVICE404 → SERVICE404_BLACKLIST).
  */
 export function buildChallenge(nonce: string, feature: Feature, mechanism: string): string {

@@ -1,32 +1,32 @@
 /**
- * Codes an X404Error can carry: the gate's own codes (CONTRACT §3–§7 and the feature failures of
- * §5), the location outcomes (`locdeny` / `locerror`, SEED-SPEC §7), and the caller-side codes of
- * SEED-SPEC §7 that arise before the gate is asked anything. The gate may add codes; switch on the
+ * Codes an X404Error can carry: the gate's own codes (docs/api.md §3–§7 and the feature failures of
+ * §5), the location outcomes (`locdeny` / `locerror`, docs/api.md §7), and the caller-side codes of
+ * docs/api.md §7 that arise before the gate is asked anything. The gate may add codes; switch on the
  * ones you handle and treat the rest as a failed sign-in.
  */
 export type X404ErrorCode =
-  // caller side (SEED-SPEC §7)
+  // caller side (docs/api.md §7)
   | 'NONCE_ERROR'
   | 'SIGNING_ERROR'
   // no answer from the gate while logging in (the nonce step reports NONCE_ERROR instead)
   | 'NETWORK_ERROR'
-  // nonce and signature (CONTRACT §3–§4)
+  // nonce and signature (docs/api.md §3–§4)
   | 'INVALID_NONCE'
   | 'NONCE_EXPIRED'
   | 'NONCE_REUSED'
   | 'INVALID_SIGNATURE'
   | 'FEATURE_MISMATCH'
-  // tokens (CONTRACT §6)
+  // tokens (docs/api.md §6)
   | 'INVALID_TOKEN'
   | 'POLICY_MISMATCH'
-  // bad input and upstream (CONTRACT §7)
+  // bad input and upstream (docs/api.md §7)
   | 'MISSING_HEADER'
   | 'INVALID_HEADER'
   | 'HEADERS_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'UPSTREAM_UNAVAILABLE'
   | 'INTERNAL_ERROR'
-  // feature requirements (CONTRACT §5)
+  // feature requirements (docs/api.md §5)
   | 'HOLDS_BANNED_TOKEN'
   | 'EXCEEDS_MAX_HOLDING'
   | 'INSUFFICIENT_BALANCE'
@@ -35,7 +35,7 @@ export type X404ErrorCode =
   | 'INSUFFICIENT_ACTIVITY'
   | 'HAS_DEBT'
   | 'WALLET_TOO_NEW'
-  // geolocation (SEED-SPEC §7)
+  // geolocation (docs/api.md §7)
   | 'LOCATION_DENIED'
   | 'LOCATION_ERROR'
   // a response the SDK could not understand (not JSON, no code)

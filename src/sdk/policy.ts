@@ -1,6 +1,6 @@
 /**
  * A feature's policy as a plain object, turned into the header strings the gate reads
- * (CONTRACT §5). Strings pass through exactly as given, so a policy copied from raw headers works
+ * (docs/api.md §5). Strings pass through exactly as given, so a policy copied from raw headers works
  * too; booleans become "true"/"false", numbers and bigints their decimal text, arrays and objects
  * JSON. `lat`/`long` are the caller's position (X-Lat / X-Long), not part of the policy digest.
  */
@@ -98,7 +98,7 @@ function headerText(name: string, value: unknown): string {
 /**
  * The policy's headers, lower-case names → values, split into the policy proper (what the gate
  * digests into the token's `pol`) and the caller's location. Absent (`undefined`/`null`) entries
- * are not sent. blacklist requires `geo_code` and `geo_code_locs` (SEED-SPEC §4.2), so they default
+ * are not sent. blacklist requires `geo_code` and `geo_code_locs` (docs/api.md §5), so they default
  * to off for it, exactly as the gate then sees them (`defaults: false` leaves them out: under an
  * operator policy the page sends only what it was given). The gate reads POLICIES_FILE with this
  * same function, so an object from that file digests to the `pol` of its tokens.

@@ -1,5 +1,5 @@
 /**
- * Where issued tokens are kept between sign-ins (SEED-SPEC §5: storing the token is the client's
+ * Where issued tokens are kept between sign-ins (docs/api.md §4: storing the token is the client's
  * job). Any object with these three methods works — sync or async — e.g. a wrapper over
  * sessionStorage, IndexedDB, a cookie, or a server-side session.
  */

@@ -2,7 +2,7 @@ import type { Config, SignMode } from '../config.js';
 import { siwsResource } from './siws.js';
 
 /**
- * What the nonce response tells a page about signing in (CONTRACT §3's body, extended): the sign
+ * What the nonce response tells a page about signing in (docs/api.md §3's body, extended): the sign
  * modes this gate accepts and, with siws, what a Sign In With Solana input needs. The page (or the
  * SDK's `signMode: 'auto'`) builds the wallet's `signIn` input from it: `domain` is the page's own
  * host (wallets compare it with the page's origin; the gate refuses one not in `domains`), `nonce`

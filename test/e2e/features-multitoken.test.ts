@@ -5,7 +5,7 @@ import { startStack, type Stack } from '../helpers/gate.js';
 import { expectLocationDenied, expectRefusal, expectToken, expectUpstreamFailure, fixtureWallet, logCalls, loginCounted } from './features-kit.js';
 
 /**
- * multitoken end to end (CONTRACT §5): the real gate over HTTP against the local chain. The
+ * multitoken end to end (docs/api.md §5): the real gate over HTTP against the local chain. The
  * fixture's `portfolio` wallet holds 500 USDC, 2,000,000 BONK and 10 t22 (a Token-2022 mint).
  */
 let stack: Stack;

@@ -67,7 +67,7 @@ const NONCES_PER_WALLET = 3;
 /** Largest X-404-Message the gate accepts, decoded (src/sign-modes/read-proof.ts). */
 const MAX_MESSAGE_BYTES = 4096;
 
-/** What a login may answer (CONTRACT §3–§5), with its codes; the policy is empty, so no feature failure. */
+/** What a login may answer (docs/api.md §3–§5), with its codes; the policy is empty, so no feature failure. */
 const CODES_BY_STATUS: Record<number, ReadonlySet<string>> = {
   400: new Set(['MISSING_HEADER', 'INVALID_HEADER', 'FEATURE_MISMATCH']),
   401: new Set(['INVALID_NONCE', 'NONCE_EXPIRED', 'NONCE_REUSED', 'INVALID_SIGNATURE']),

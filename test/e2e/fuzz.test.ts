@@ -34,7 +34,7 @@ const FEATURES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'no
 type Feature = (typeof FEATURES)[number];
 const ROUTES = [...FEATURES.map((feature) => `/x404_auth/${feature}`), '/x404_verify', '/health', 'unknown'] as const;
 
-/** CONTRACT §3–§7: the codes each status may carry. 200 and 204 carry none. */
+/** docs/api.md §3–§7: the codes each status may carry. 200 and 204 carry none. */
 const CODES_BY_STATUS: Record<number, ReadonlySet<string>> = {
   400: new Set(['MISSING_HEADER', 'INVALID_HEADER', 'FEATURE_MISMATCH']),
   401: new Set(['INVALID_NONCE', 'NONCE_EXPIRED', 'NONCE_REUSED', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'POLICY_MISMATCH', 'MISSING_TOKEN', 'TOKEN_EXPIRED', 'FEATURE_MISMATCH']),

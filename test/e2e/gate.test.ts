@@ -6,7 +6,7 @@ import { runGateExpectingExit, startGate, startStack, type GateProcess, type Sta
 
 /**
  * The gate core end to end: the real server (child process, random port) against the local chain
- * over HTTP. Rows of CONTRACT §2, §3, §4, §6, §7 and the blacklist row of §5.
+ * over HTTP. Rows of docs/api.md §2, §3, §4, §6, §7 and the blacklist row of §5.
  */
 let stack: Stack;
 let url: string;
@@ -47,7 +47,7 @@ beforeEach(() => {
 
 const policy = () => blacklistPolicy({ excluded: [banned, bannedT22], max: { [capped]: '1000' } });
 
-describe('routing, health and CORS (CONTRACT §2)', () => {
+describe('routing, health and CORS (docs/api.md §2)', () => {
   it('GET /health answers ok with the service name', async () => {
     const { status, body, headers } = await get(`${url}/health`);
     expect(status).toBe(200);
@@ -112,7 +112,7 @@ describe('routing, health and CORS (CONTRACT §2)', () => {
   });
 });
 
-describe('nonces (CONTRACT §3)', () => {
+describe('nonces (docs/api.md §3)', () => {
   it('issues a nonce with headers, no-store and the JSON body', async () => {
     const { status, body, headers } = await get(`${url}/x404_auth/blacklist`);
     expect(status).toBe(200);
@@ -181,7 +181,7 @@ describe('nonces (CONTRACT §3)', () => {
   });
 });
 
-describe('challenge and signature (CONTRACT §4)', () => {
+describe('challenge and signature (docs/api.md §4)', () => {
   it('X-404-Addr that is not a 32-byte base58 key → 400 INVALID_HEADER', async () => {
     const wallet = walletHolding([]);
     const { nonce } = await getNonce(url, 'blacklist');
@@ -218,7 +218,7 @@ describe('challenge and signature (CONTRACT §4)', () => {
   });
 });
 
-describe('blacklist (SEED-SPEC §4.2, CONTRACT §5)', () => {
+describe('blacklist (docs/api.md §5, docs/api.md §5)', () => {
   it('a clean wallet gets a token bound to its key, the feature and the policy', async () => {
     const wallet = walletHolding([{ mint: capped, amount: '1000' }]);
     const { status, body, headers } = await login(url, 'blacklist', wallet, policy());
@@ -359,7 +359,7 @@ describe('blacklist (SEED-SPEC §4.2, CONTRACT §5)', () => {
   });
 });
 
-describe('tokens and re-authentication (CONTRACT §6)', () => {
+describe('tokens and re-authentication (docs/api.md §6)', () => {
   it('a valid token re-authenticates for its feature without signing', async () => {
     const wallet = walletHolding([]);
     const { body } = await login(url, 'blacklist', wallet, policy());
@@ -391,7 +391,7 @@ describe('tokens and re-authentication (CONTRACT §6)', () => {
   });
 });
 
-describe('upstream failure and bad input (CONTRACT §7)', () => {
+describe('upstream failure and bad input (docs/api.md §7)', () => {
   it.each([
     ['http500', {}],
     ['http429', {}],

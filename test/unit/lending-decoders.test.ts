@@ -9,9 +9,8 @@ import { decodeSaveObligation, SAVE_OBLIGATION_SIZE } from '../../src/lending/sa
 import { usdFromScaledFraction, WAD } from '../../src/lending/usd.js';
 import { formatFixed } from '../../src/features/lib/fixed.js';
 
-/** Real mainnet account dumps (getAccountInfo shape) in the shared fixtures directory beside the repo. */
-const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const lendingDir = resolve(repoRoot, process.env.X404_SHARED_DIR ?? '../shared', 'fixtures/lending');
+/** Real mainnet account dumps (getAccountInfo shape): test/fixtures/lending/README.md says where each was read. */
+const lendingDir = fileURLToPath(new URL('../fixtures/lending', import.meta.url));
 
 function dump(name: string): { pubkey: string; owner: string; data: Buffer } {
   const json = JSON.parse(readFileSync(resolve(lendingDir, `${name}.json`), 'utf8'));

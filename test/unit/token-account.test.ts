@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
 import { TokenAccountError, decodeTokenAccount, readTokenAccountHead } from '../../src/chain/token-account.js';
 
-/** A token account as the SPL programs lay it out (SOLANA.md), built byte by byte. */
+/** A token account as the SPL programs lay it out (docs/solana-wire-format.md), built byte by byte. */
 function tokenAccountBytes(options: { mint: Buffer; owner: Buffer; amount: bigint; state?: number }): Buffer {
   const data = Buffer.alloc(165);
   options.mint.copy(data, 0);

@@ -3,7 +3,7 @@ import { describe } from '../../lib/header-values.js';
 
 /**
  * Number-valued feature headers. Headers are text, so each parser says exactly which spellings it
- * accepts; anything else is a 400 naming the header (CONTRACT §7).
+ * accepts; anything else is a 400 naming the header (docs/api.md §7).
  */
 
 /** Plain decimal notation only: no exponents, hex, signs, `Infinity` or blanks. */
