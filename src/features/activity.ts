@@ -2,7 +2,7 @@ import type { ChainReader, ChainTransaction } from '../chain/types.js';
 import { ACTIVITY_TYPES, classifyTransaction, walletLamportChange, type ActivityType } from '../activity/classify.js';
 import { GateError, invalidHeader } from '../errors.js';
 import { describe, jsonHeader, MAX_LIST_ENTRIES, requireHeaders } from '../lib/header-values.js';
-import { formatFixed } from './lib/fixed.js';
+import { formatFixed } from '../lib/fixed.js';
 import { PageBudget, SignatureStream, TransactionBudget } from './lib/history.js';
 import { fixedPoint, nonNegativeInteger, nonNegativeNumber } from './lib/numbers.js';
 import { blockTimeMs, daysBefore } from './lib/time.js';

@@ -2,7 +2,7 @@ import { GateError, invalidHeader } from '../errors.js';
 import { describe, jsonHeader, MAX_LIST_ENTRIES } from '../lib/header-values.js';
 import { LENDING_PROTOCOLS, readDebt, type LendingProtocol, type ProtocolDebt } from '../lending/debt.js';
 import { USD_DECIMALS } from '../lending/usd.js';
-import { formatFixedCeil } from './lib/fixed.js';
+import { formatFixedCeil } from '../lib/fixed.js';
 import { fixedPoint } from './lib/numbers.js';
 import type { Feature } from './types.js';
 

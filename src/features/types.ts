@@ -1,9 +1,8 @@
 import type { ChainReader } from '../chain/types.js';
 import type { Config } from '../config.js';
+import type { HeaderBag } from '../lib/header-values.js';
 import type { FeatureName } from './names.js';
 
-/** Request headers, names lower-cased, read synchronously from uWS before any await. */
-export type HeaderBag = ReadonlyMap<string, string>;
 
 export interface FeatureContext {
   chain: ChainReader;

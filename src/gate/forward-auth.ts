@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { GateError, invalidHeader } from '../errors.js';
 import { isFeatureName, type FeatureName } from '../features/names.js';
-import type { HeaderBag } from '../features/types.js';
+import type { HeaderBag } from '../lib/header-values.js';
 import { readCookie } from '../http/cookie.js';
 import { POLICY_HEADER, type NamedPolicy, type PolicySet } from '../policy/types.js';
 import type { GateClaims, TokenService } from '../token/jwt.js';

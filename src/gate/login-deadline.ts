@@ -2,7 +2,6 @@ import type { Config } from '../config.js';
 import { GateError } from '../errors.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ConsumedNonceStore } from '../nonce/store.js';
-import type { GateResponse } from './pipeline.js';
 
 /**
  * LOGIN_TIMEOUT_MS: a signed login is answered at most LOGIN_TIMEOUT_MS after it was read, whatever
@@ -68,18 +67,18 @@ export interface DeadlineDependencies {
  * ms; undefined: now). Resolves with its answer, or rejects with its error; every 503 carries
  * `nonceSpent`. Costs ~0.3 µs per login: a promise and one timer (logins share Node's timer list of one duration).
  */
-export function boundLogin(
+export function boundLogin<Answer>(
   receivedAtMs: number | undefined,
   deps: DeadlineDependencies,
-  work: (run: LoginRun) => Promise<GateResponse>,
-): Promise<GateResponse> {
+  work: (run: LoginRun) => Promise<Answer>,
+): Promise<Answer> {
   const now = performance.now();
   const { loginTimeoutMs } = deps.config;
   const answerBy = (receivedAtMs ?? now) + loginTimeoutMs;
   const reserveMs = answerReserveMs(loginTimeoutMs);
   const run = new LoginRun(answerBy - reserveMs);
   const delayMs = receivedAtMs === undefined ? loginTimeoutMs - reserveMs : Math.max(0, run.workDeadline - now);
-  return new Promise<GateResponse>((resolve, reject) => {
+  return new Promise<Answer>((resolve, reject) => {
     const timer = setTimeout(() => {
       run.abandoned = true;
       void unavailable(run, timedOut(loginTimeoutMs), answerBy, deps).then(reject);

@@ -1,6 +1,6 @@
 import { feature as countryFeature, iso1A2Code } from '@rapideditor/country-coder';
 import { GateError, invalidHeader } from '../errors.js';
-import type { HeaderBag } from '../features/types.js';
+import type { HeaderBag } from '../lib/header-values.js';
 import { booleanHeader, requireHeaders } from '../lib/header-values.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { HeaderBag } from '../features/types.js';
+import type { HeaderBag } from '../lib/header-values.js';
 
 /**
  * The session cookie (X404_COOKIE) that forward auth reads and X404_SET_COOKIE sets on a sign-in.

@@ -1,6 +1,6 @@
 import bs58 from 'bs58';
 import type { AccountInfo, ChainReader, KeyedAccount, ProgramAccountsFilter } from '../chain/types.js';
-import { divideRoundingUp } from '../features/lib/fixed.js';
+import { divideRoundingUp } from '../lib/fixed.js';
 import { LendingDecodeError } from './bytes.js';
 import {
   decodeKaminoObligation,

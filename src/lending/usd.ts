@@ -1,4 +1,4 @@
-import { divideRoundingUp } from '../features/lib/fixed.js';
+import { divideRoundingUp } from '../lib/fixed.js';
 
 /**
  * USD amounts as exact fixed-point bigints with 18 decimals (WAD, Save's own scale). Conversions

@@ -1,6 +1,8 @@
 import { decodeBase58 } from './base58.js';
 import { invalidHeader, missingHeader } from '../errors.js';
-import type { HeaderBag } from '../features/types.js';
+
+/** Request headers, names lower-cased, read synchronously from uWS before any await. */
+export type HeaderBag = ReadonlyMap<string, string>;
 
 /** Parsers for feature header values: each returns a typed value or throws 400 naming the header. */
 

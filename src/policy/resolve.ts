@@ -1,7 +1,7 @@
 import { GateError, invalidHeader } from '../errors.js';
 import type { FeatureName } from '../features/names.js';
 import { FEATURES } from '../features/registry.js';
-import type { HeaderBag } from '../features/types.js';
+import type { HeaderBag } from '../lib/header-values.js';
 import { policyHeadersOf } from './headers.js';
 import { DEFAULT_POLICY, POLICY_HEADER, type NamedPolicy, type PolicySet } from './types.js';
 

@@ -1,6 +1,6 @@
 import type { Config, SignMode } from '../config.js';
 import { GateError, invalidHeader, missingHeader } from '../errors.js';
-import type { HeaderBag } from '../features/types.js';
+import type { HeaderBag } from '../lib/header-values.js';
 import { decodeBase58 } from '../lib/base58.js';
 import type { AcceptedNonce } from '../nonce/codec.js';
 import { challengeFor } from '../signature/challenge.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HeaderBag } from '../features/types.js';
+import type { HeaderBag } from '../lib/header-values.js';
 import { canonicalPolicyJson } from '../lib/canonical-policy.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GateError } from '../../src/errors.js';
-import { divideRoundingUp, formatFixed, formatFixedCeil } from '../../src/features/lib/fixed.js';
+import { divideRoundingUp, formatFixed, formatFixedCeil } from '../../src/lib/fixed.js';
 import { fixedPoint, nonNegativeInteger, nonNegativeNumber } from '../../src/features/lib/numbers.js';
 import { DAY_MS, daysSince } from '../../src/features/lib/time.js';
 

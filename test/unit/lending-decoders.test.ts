@@ -7,7 +7,7 @@ import { decodeKaminoObligation, KAMINO_OBLIGATION_SIZE } from '../../src/lendin
 import { decodeMarginfiAccount, decodeMarginfiBank, hasLiability } from '../../src/lending/marginfi.js';
 import { decodeSaveObligation, SAVE_OBLIGATION_SIZE } from '../../src/lending/save.js';
 import { usdFromScaledFraction, WAD } from '../../src/lending/usd.js';
-import { formatFixed } from '../../src/features/lib/fixed.js';
+import { formatFixed } from '../../src/lib/fixed.js';
 
 /** Real mainnet account dumps (getAccountInfo shape): test/fixtures/lending/README.md says where each was read. */
 const lendingDir = fileURLToPath(new URL('../fixtures/lending', import.meta.url));
