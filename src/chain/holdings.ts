@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { addressBytes } from './address.js';
+import { addressBytes, encodeAddress } from './address.js';
 import type { AccountBatcher } from './account-batcher.js';
 import type { MintPrograms } from './mint-programs.js';
 import { associatedTokenAddress } from './ata.js';
@@ -7,6 +7,7 @@ import { TOKEN_PROGRAM_IDS } from './programs.js';
 import { contextValue, malformed, parseKeyedAccounts } from './replies.js';
 import type { RpcClient } from './rpc.js';
 import { type RawTokenAccount, TOKEN_ACCOUNT_HEAD_SIZE, TokenAccountError, readTokenAccount, readTokenAccountHead } from './token-account.js';
+import type { OwnedTokenAccount } from './types.js';
 
 /**
  * Token balances per mint, summed as bigint over both token programs. An account counts only when
@@ -48,7 +49,7 @@ export async function readAtaBalances(
   return balances;
 }
 
-/** HOLDINGS_SCOPE=all: every token account the wallet owns (getTokenAccountsByOwner, one call per program, one HTTP request). */
+/** HOLDINGS_SCOPE=all: every token account the wallet owns (readTokenAccounts), summed per mint. */
 export async function readAllBalances(
   rpc: RpcClient,
   commitment: Config['rpcCommitment'],
@@ -56,13 +57,28 @@ export async function readAllBalances(
   mints: readonly string[],
   deadlineMs = Infinity,
 ): Promise<Map<string, bigint>> {
-  const walletBytes = addressBytes(wallet);
+  return sumBalances(await readTokenAccounts(rpc, commitment, wallet, deadlineMs), mints);
+}
+
+/** The summed amount of each mint over `accounts` (0n for a mint none of them holds). */
+export function sumBalances(accounts: readonly OwnedTokenAccount[], mints: readonly string[], counts: (account: OwnedTokenAccount) => boolean = () => true): Map<string, bigint> {
   const balances = new Map<string, bigint>();
-  const mintByHex = new Map<string, string>();
-  for (const mint of mints) {
-    balances.set(mint, 0n);
-    mintByHex.set(addressBytes(mint).toString('hex'), mint);
+  for (const mint of mints) balances.set(mint, 0n);
+  for (const account of accounts) {
+    const balance = balances.get(account.mint);
+    if (balance !== undefined && counts(account)) balances.set(account.mint, balance + account.amount);
   }
+  return balances;
+}
+
+/**
+ * Every token account the wallet owns under both token programs: getTokenAccountsByOwner, one call
+ * per program, sent together in one HTTP request. An account counts only when its own bytes name
+ * the wallet as owner and it is owned by the program it was listed under; a reply that cannot be
+ * decoded fails the read (503), so no caller ever works from a partial list.
+ */
+export async function readTokenAccounts(rpc: RpcClient, commitment: Config['rpcCommitment'], wallet: string, deadlineMs = Infinity): Promise<OwnedTokenAccount[]> {
+  const walletBytes = addressBytes(wallet);
   const outcomes = await rpc.batch(
     TOKEN_PROGRAM_IDS.map((programId) => ({
       method: METHOD,
@@ -71,26 +87,28 @@ export async function readAllBalances(
     })),
     deadlineMs,
   );
-  for (const outcome of outcomes) {
+  const owned: OwnedTokenAccount[] = [];
+  outcomes.forEach((outcome, i) => {
     if (!outcome.ok) throw outcome.error;
-    for (const token of outcome.result) {
-      const mint = mintByHex.get(token.mint.toString('hex'));
-      if (mint !== undefined && token.owner.equals(walletBytes)) balances.set(mint, balances.get(mint)! + token.amount);
+    const program = TOKEN_PROGRAM_IDS[i]!;
+    for (const { address, token } of outcome.result) {
+      if (!token.owner.equals(walletBytes)) continue;
+      owned.push({ address, program, mint: encodeAddress(token.mint), amount: token.amount, frozen: token.state === 'frozen' });
     }
-  }
-  return balances;
+  });
+  return owned;
 }
 
 const METHOD = 'getTokenAccountsByOwner';
 
 /** Decoded token accounts of a getTokenAccountsByOwner reply; accounts of another program are left out. */
-function tokenAccountsOf(result: unknown, program: string): RawTokenAccount[] {
+function tokenAccountsOf(result: unknown, program: string): { address: string; token: RawTokenAccount }[] {
   const accounts = parseKeyedAccounts(contextValue(result, METHOD), METHOD);
   return accounts
     .filter(({ account }) => account.owner === program)
-    .map(({ account }) => {
+    .map(({ pubkey, account }) => {
       try {
-        return readTokenAccount(account.data, program);
+        return { address: pubkey, token: readTokenAccount(account.data, program) };
       } catch (error) {
         if (error instanceof TokenAccountError) throw malformed(METHOD, error.message);
         throw error;

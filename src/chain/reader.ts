@@ -2,11 +2,11 @@ import type { Config } from '../config.js';
 import { AccountBatcher } from './account-batcher.js';
 import { isAtaCached, rememberAssociatedTokenAddress, type AtaSeed } from './ata.js';
 import { readSignatures, readTransactions, type HistoryCommitment } from './history.js';
-import { readAllBalances, readAtaBalances } from './holdings.js';
+import { readAllBalances, readAtaBalances, readTokenAccounts } from './holdings.js';
 import { MintPrograms } from './mint-programs.js';
 import { readProgramAccounts } from './program-accounts.js';
 import { type FetchLike, RpcClient } from './rpc.js';
-import type { AccountInfo, ChainObserver, ChainReader, ChainStats, DataSlice, KeyedAccount, ProgramAccountsFilter, SignatureInfo } from './types.js';
+import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainStats, DataSlice, KeyedAccount, ProgramAccountsFilter, SignatureInfo } from './types.js';
 
 /**
  * The gate's ChainReader over JSON-RPC (rpc.ts), with getMultipleAccounts — and so the ATA
@@ -53,6 +53,10 @@ class RpcChainReader implements ChainReader {
     return config.holdingsScope === 'ata'
       ? readAtaBalances(batcher, mintPrograms, wallet, mints, this.deadlineMs)
       : readAllBalances(rpc, config.rpcCommitment, wallet, mints, this.deadlineMs);
+  }
+
+  async getTokenAccounts(wallet: string): Promise<OwnedTokenAccount[]> {
+    return readTokenAccounts(this.parts.rpc, this.parts.config.rpcCommitment, wallet, this.deadlineMs);
   }
 
   atasToDerive(wallet: string, mints: readonly string[]): AtaSeed[] {

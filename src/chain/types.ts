@@ -70,6 +70,19 @@ export interface ChainTransaction {
   instructions: ChainInstruction[];
 }
 
+/** A token account the wallet owns, as getTokenAccountsByOwner lists it (decoded and checked). */
+export interface OwnedTokenAccount {
+  /** The token account's address. */
+  address: string;
+  /** The token program that owns it (Token or Token-2022). */
+  program: string;
+  mint: string;
+  /** Base units. */
+  amount: bigint;
+  /** State 2: a frozen account still holds its tokens (a programmable NFT's always is). */
+  frozen: boolean;
+}
+
 export interface ChainReader {
   /**
    * Summed balance (base units) of each mint over the wallet's token accounts of both token
@@ -87,6 +100,11 @@ export interface ChainReader {
   atasToDerive(wallet: string, mints: readonly string[]): AtaSeed[];
   /** Caches ATAs derived elsewhere (`addresses[i]` is the ATA of `seeds[i]`). */
   rememberAtas(seeds: readonly AtaSeed[], addresses: readonly string[]): void;
+  /**
+   * Every token account the wallet owns under both token programs (getTokenAccountsByOwner, both
+   * programs in one HTTP request), whatever HOLDINGS_SCOPE says: the caller decides what counts.
+   */
+  getTokenAccounts(wallet: string): Promise<OwnedTokenAccount[]>;
   /** Batched, deduplicated, limited: concurrent callers share getMultipleAccounts calls. */
   getMultipleAccounts(keys: readonly string[], slice?: DataSlice): Promise<(AccountInfo | null)[]>;
   /** One page, newest first (limit ≤ 1000; before/until exclusive). */

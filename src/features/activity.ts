@@ -30,6 +30,7 @@ export const activityFeature: Feature<ActivityParams> = {
   name: 'activity',
   policyHeaders: ['min_transactions', 'time_period_days', 'min_volume', 'transaction_types'],
   geoRequired: false,
+  cost: 'history',
 
   parse(headers) {
     requireHeaders(headers, ['min_transactions', 'time_period_days']);

@@ -19,6 +19,7 @@ export const ageFeature: Feature<AgeParams> = {
   name: 'age',
   policyHeaders: HEADERS,
   geoRequired: false,
+  cost: 'history',
 
   parse(headers) {
     const present = HEADERS.filter((name) => headers.has(name));

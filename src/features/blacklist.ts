@@ -12,6 +12,7 @@ export const blacklistFeature: Feature<BlacklistParams> = {
   name: 'blacklist',
   policyHeaders: ['excluded_mints', 'max_holdings', 'geo_code', 'geo_code_locs'],
   geoRequired: true,
+  cost: 'accounts',
 
   parse(headers) {
     requireHeaders(headers, ['excluded_mints', 'max_holdings']);
@@ -23,10 +24,10 @@ export const blacklistFeature: Feature<BlacklistParams> = {
 
   heldMints: ({ excludedMints, maxHoldings }) => [...excludedMints, ...maxHoldings.keys()],
 
-  async check(wallet, { excludedMints, maxHoldings }, { chain }) {
+  async check(_wallet, { excludedMints, maxHoldings }, { holdings }) {
     const mints = [...new Set([...excludedMints, ...maxHoldings.keys()])];
     if (mints.length === 0) return {};
-    const balances = await chain.getTokenBalances(wallet, mints);
+    const balances = await holdings.balances(mints);
 
     for (const mint of excludedMints) {
       const balance = balances.get(mint) ?? 0n;

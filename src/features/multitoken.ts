@@ -20,6 +20,7 @@ export const multitokenFeature: Feature<MultitokenParams> = {
   name: 'multitoken',
   policyHeaders: ['required_tokens', 'verification_mode'],
   geoRequired: false,
+  cost: 'accounts',
 
   parse(headers) {
     requireHeaders(headers, ['required_tokens']);
@@ -36,8 +37,8 @@ export const multitokenFeature: Feature<MultitokenParams> = {
 
   heldMints: ({ requirements }) => requirements.map((requirement) => requirement.mint),
 
-  async check(wallet, { requirements, needed, mode }, { chain }) {
-    const balances = await chain.getTokenBalances(wallet, [...new Set(requirements.map((r) => r.mint))]);
+  async check(_wallet, { requirements, needed, mode }, { holdings }) {
+    const balances = await holdings.balances([...new Set(requirements.map((r) => r.mint))]);
     const report = requirements.map((requirement) => reportRequirement(requirement, balances));
     const met = report.filter((entry) => entry.met).length;
     if (met >= needed) return { requirementsMet: met, requirementsTotal: requirements.length };

@@ -25,6 +25,7 @@ export const nodebtFeature: Feature<NodebtParams> = {
   name: 'nodebt',
   policyHeaders: ['check_protocols', 'max_debt_allowed'],
   geoRequired: false,
+  cost: 'scan',
 
   parse(headers) {
     return {

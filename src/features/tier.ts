@@ -19,6 +19,7 @@ export const tierFeature: Feature<TierParams> = {
   name: 'tier',
   policyHeaders: ['tier_config'],
   geoRequired: false,
+  cost: 'accounts',
 
   parse(headers) {
     requireHeaders(headers, ['tier_config']);
@@ -39,8 +40,8 @@ export const tierFeature: Feature<TierParams> = {
 
   heldMints: ({ tiers }) => tiers.map(({ requirement }) => requirement.mint),
 
-  async check(wallet, { tiers }, { chain }) {
-    const balances = await chain.getTokenBalances(wallet, [...new Set(tiers.map((t) => t.requirement.mint))]);
+  async check(_wallet, { tiers }, { holdings }) {
+    const balances = await holdings.balances([...new Set(tiers.map((t) => t.requirement.mint))]);
     const report = tiers.map(({ tier, requirement }) => ({ tier, ...reportRequirement(requirement, balances) }));
     const winner = report.find((entry) => entry.met);
     if (winner) return { tier: winner.tier };

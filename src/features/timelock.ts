@@ -26,6 +26,7 @@ export const timelockFeature: Feature<TimelockParams> = {
   name: 'timelock',
   policyHeaders: ['required_mint', 'mint_amount', 'min_hold_duration_days'],
   geoRequired: false,
+  cost: 'history',
 
   parse(headers) {
     requireHeaders(headers, ['required_mint', 'mint_amount', 'min_hold_duration_days']);
@@ -51,8 +52,8 @@ export const timelockFeature: Feature<TimelockParams> = {
    * since the oldest transaction seen is proven.
    */
   async check(wallet, { mint, amount, minDays }, context) {
-    const { chain } = context;
-    const balance = (await chain.getTokenBalances(wallet, [mint])).get(mint) ?? 0n;
+    const { chain, holdings } = context;
+    const balance = (await holdings.balances([mint])).get(mint) ?? 0n;
     if (balance < amount) {
       throw new GateError(500, 'INSUFFICIENT_BALANCE', `Wallet holds ${balance} of ${mint}; at least ${amount} is required`, {
         extra: { mint, balance: balance.toString(), required: amount.toString() },

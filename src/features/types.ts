@@ -1,18 +1,34 @@
 import type { ChainReader } from '../chain/types.js';
+import type { WalletHoldings } from '../chain/wallet-holdings.js';
 import type { Config } from '../config.js';
 import type { HeaderBag } from '../lib/header-values.js';
 import type { FeatureName } from './names.js';
 
-
 export interface FeatureContext {
   chain: ChainReader;
+  /** The wallet's tokens for this login, shared by every check of it (src/chain/wallet-holdings.ts). */
+  holdings: WalletHoldings;
   config: Config;
   /** Milliseconds since the epoch (injectable for tests). */
   now(): number;
+  /**
+   * Aborted when the answer no longer depends on this check (a rule decided without it). The
+   * chain reader a rule hands its leaves already refuses new reads then; a check that does costly
+   * work of its own between reads (a DAS call, a long decode) looks at it first.
+   */
+  signal?: AbortSignal;
 }
 
 /** Feature results: merged into the success body and into the token's claims (e.g. `tier`). */
 export type FeatureResults = Record<string, unknown>;
+
+/**
+ * What a check's reads cost, which orders the leaves of a rule (src/rules): `accounts` reads
+ * accounts by address and the wallet's token-account lists (a round trip or two); `scan` scans a
+ * program (getProgramAccounts: heavy for the provider, throttled by some); `history` pages a
+ * wallet's transactions (many round trips).
+ */
+export type ReadCost = 'accounts' | 'scan' | 'history';
 
 /**
  * One module per feature under src/features/, all of this shape. `parse` turns the feature's
@@ -26,11 +42,16 @@ export interface Feature<Params = unknown> {
   policyHeaders: readonly string[];
   /** blacklist requires the geolocation headers (docs/api.md §5); elsewhere absent means off. */
   geoRequired: boolean;
+  /** The costliest kind of read `check` may make. */
+  cost: ReadCost;
   parse(headers: HeaderBag): Params;
   /**
-   * The mints whose balances `check` reads with getTokenBalances, when it reads any: their ATAs are
-   * derived beside the signature check, off the event loop (ChainReader.atasToDerive).
+   * The mints whose balances `check` asks context.holdings for, when it asks for any: their ATAs
+   * are derived beside the signature check, off the event loop (ChainReader.atasToDerive), and a
+   * rule reads the balances of all its leaves together.
    */
   heldMints?(params: Params): readonly string[];
+  /** Whether `check` reads the wallet's whole token-account list (context.holdings.tokenAccounts()). */
+  readsTokenAccounts?(params: Params): boolean;
   check(wallet: string, params: Params, context: FeatureContext): Promise<FeatureResults>;
 }

@@ -1,4 +1,5 @@
 import type { ChainReader } from '../chain/types.js';
+import { walletHoldings } from '../chain/wallet-holdings.js';
 import { decodeBase58 } from '../lib/base58.js';
 import type { Config } from '../config.js';
 import { GateError, invalidHeader, missingHeader } from '../errors.js';
@@ -69,6 +70,7 @@ export interface GateResponse {
 export type RequestKind = 'reauth' | 'nonce' | 'login';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
+const NO_MINTS: readonly string[] = [];
 
 /** Nonce issuance and re-authentication answer synchronously; a login returns a promise. */
 export function handleAuthRequest(request: AuthRequest, deps: GateDependencies): GateResponse | Promise<GateResponse> {
@@ -185,13 +187,15 @@ async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun
   const nonce = headers.get('x-404-nonce') as string;
   const accepted = deps.nonces.accept(nonce, feature);
   const proof = readProof(mode, { feature, path: request.path, headers, wallet, nonce, accepted, config: deps.config, nowMs: deps.now() });
-  await verifySignature(proof, wallet, module.heldMints?.(params) ?? [], deps);
+  const heldMints = module.heldMints?.(params) ?? NO_MINTS;
+  await verifySignature(proof, wallet, heldMints, deps);
   run.stillWanted();
   await spendNonce(accepted.id, accepted.expiresAtMs, deps, run);
   run.stillWanted();
 
   const chain = deps.chain.withDeadline(run.workDeadline);
-  const results = await module.check(wallet.address, params, { chain, config: deps.config, now: deps.now });
+  const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts: module.readsTokenAccounts?.(params) ?? false }, deps.config.holdingsScope);
+  const results = await module.check(wallet.address, params, { chain, holdings, config: deps.config, now: deps.now });
   run.stillWanted();
   checkLocation(geo);
   return issueToken(request, module, wallet.address, results, deps, named, mode);
