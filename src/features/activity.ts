@@ -31,6 +31,7 @@ export const activityFeature: Feature<ActivityParams> = {
   policyHeaders: ['min_transactions', 'time_period_days', 'min_volume', 'transaction_types'],
   geoRequired: false,
   cost: 'history',
+  failures: [{ status: 500, code: 'INSUFFICIENT_ACTIVITY' }],
 
   parse(headers) {
     requireHeaders(headers, ['min_transactions', 'time_period_days']);

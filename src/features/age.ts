@@ -20,6 +20,7 @@ export const ageFeature: Feature<AgeParams> = {
   policyHeaders: HEADERS,
   geoRequired: false,
   cost: 'history',
+  failures: [{ status: 500, code: 'WALLET_TOO_NEW' }],
 
   parse(headers) {
     const present = HEADERS.filter((name) => headers.has(name));

@@ -13,6 +13,10 @@ export const blacklistFeature: Feature<BlacklistParams> = {
   policyHeaders: ['excluded_mints', 'max_holdings', 'geo_code', 'geo_code_locs'],
   geoRequired: true,
   cost: 'accounts',
+  failures: [
+    { status: 403, code: 'EXCEEDS_MAX_HOLDING' },
+    { status: 500, code: 'HOLDS_BANNED_TOKEN' },
+  ],
 
   parse(headers) {
     requireHeaders(headers, ['excluded_mints', 'max_holdings']);

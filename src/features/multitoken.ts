@@ -21,6 +21,7 @@ export const multitokenFeature: Feature<MultitokenParams> = {
   policyHeaders: ['required_tokens', 'verification_mode'],
   geoRequired: false,
   cost: 'accounts',
+  failures: [{ status: 500, code: 'INSUFFICIENT_TOKENS' }],
 
   parse(headers) {
     requireHeaders(headers, ['required_tokens']);

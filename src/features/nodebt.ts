@@ -26,6 +26,7 @@ export const nodebtFeature: Feature<NodebtParams> = {
   policyHeaders: ['check_protocols', 'max_debt_allowed'],
   geoRequired: false,
   cost: 'scan',
+  failures: [{ status: 500, code: 'HAS_DEBT' }],
 
   parse(headers) {
     return {

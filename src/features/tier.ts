@@ -20,6 +20,7 @@ export const tierFeature: Feature<TierParams> = {
   policyHeaders: ['tier_config'],
   geoRequired: false,
   cost: 'accounts',
+  failures: [{ status: 500, code: 'INSUFFICIENT_TOKENS' }],
 
   parse(headers) {
     requireHeaders(headers, ['tier_config']);

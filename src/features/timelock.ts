@@ -27,6 +27,10 @@ export const timelockFeature: Feature<TimelockParams> = {
   policyHeaders: ['required_mint', 'mint_amount', 'min_hold_duration_days'],
   geoRequired: false,
   cost: 'history',
+  failures: [
+    { status: 500, code: 'INSUFFICIENT_BALANCE' },
+    { status: 500, code: 'INSUFFICIENT_HOLD_DURATION' },
+  ],
 
   parse(headers) {
     requireHeaders(headers, ['required_mint', 'mint_amount', 'min_hold_duration_days']);

@@ -44,6 +44,12 @@ export interface Feature<Params = unknown> {
   geoRequired: boolean;
   /** The costliest kind of read `check` may make. */
   cost: ReadCost;
+  /**
+   * The answers meaning "the wallet does not meet the requirement" (docs/api.md §5). Any other
+   * error of `check` means the answer is unknown (the chain could not be read, a history bound was
+   * hit): a rule never reads such an error as a failure, so `not` cannot turn it into a pass.
+   */
+  failures: readonly { status: 403 | 500; code: string }[];
   parse(headers: HeaderBag): Params;
   /**
    * The mints whose balances `check` asks context.holdings for, when it asks for any: their ATAs

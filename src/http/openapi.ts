@@ -7,12 +7,12 @@
  */
 
 import { SIGN_MODES } from '../config.js';
+import { FEATURE_NAMES, type FeatureName } from '../features/names.js';
+import { FEATURES } from '../features/registry.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-const FEATURE_NAMES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age'] as const;
-type FeatureName = (typeof FEATURE_NAMES)[number];
 
 const MINT: JsonObject = { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description: 'base58 address (32 bytes)' };
 const AMOUNT: JsonObject = { type: 'string', pattern: '^[0-9]{1,20}$', description: 'integer amount in the token\'s base units' };
@@ -135,20 +135,6 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
   ],
 };
 
-/** docs/api.md §5: the requirement failures of each feature, and their status. */
-const FEATURE_FAILURES: Record<FeatureName, { status: 403 | 500; codes: string[] }[]> = {
-  blacklist: [
-    { status: 403, codes: ['EXCEEDS_MAX_HOLDING'] },
-    { status: 500, codes: ['HOLDS_BANNED_TOKEN'] },
-  ],
-  timelock: [{ status: 500, codes: ['INSUFFICIENT_BALANCE', 'INSUFFICIENT_HOLD_DURATION'] }],
-  multitoken: [{ status: 500, codes: ['INSUFFICIENT_TOKENS'] }],
-  activity: [{ status: 500, codes: ['INSUFFICIENT_ACTIVITY'] }],
-  tier: [{ status: 500, codes: ['INSUFFICIENT_TOKENS'] }],
-  nodebt: [{ status: 500, codes: ['HAS_DEBT'] }],
-  age: [{ status: 500, codes: ['WALLET_TOO_NEW'] }],
-};
-
 const STATUS_TEXT: Record<number, string> = {
   400: 'A header is missing or invalid, or X-404-Feature does not match the path.',
   401: 'Nonce, signature or token refused, or the location is not allowed (status "locdeny").',
@@ -224,7 +210,7 @@ function policyParameters(feature: FeatureName, options: OpenApiOptions): JsonOb
 
 function featureGet(feature: FeatureName, options: OpenApiOptions): JsonObject {
   const errors: Record<number, string[]> = structuredClone(COMMON_ERRORS);
-  for (const { status, codes } of FEATURE_FAILURES[feature]) errors[status] = [...(errors[status] ?? []), ...codes];
+  for (const { status, code } of FEATURES[feature].failures) errors[status] = [...(errors[status] ?? []), code];
 
   const responses: JsonObject = {
     '200': {

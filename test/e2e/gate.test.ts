@@ -218,7 +218,7 @@ describe('challenge and signature (docs/api.md §4)', () => {
   });
 });
 
-describe('blacklist (docs/api.md §5, docs/api.md §5)', () => {
+describe('blacklist (docs/api.md §5)', () => {
   it('a clean wallet gets a token bound to its key, the feature and the policy', async () => {
     const wallet = walletHolding([{ mint: capped, amount: '1000' }]);
     const { status, body, headers } = await login(url, 'blacklist', wallet, policy());
