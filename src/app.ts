@@ -54,7 +54,8 @@ const loadPolicies = (config: Config): PolicySet | undefined => (config.policies
 function policySummary(policies: PolicySet | undefined): Record<string, unknown> {
   if (!policies) return { policyMode: 'open', policies: 0 };
   const byFeature = Object.fromEntries(Object.entries(policies.names).filter(([, names]) => names.length > 0));
-  return { policyMode: policies.mode, policiesFile: policies.source, policies: byFeature };
+  const rules = Object.fromEntries([...policies.rules.values()].map((rule) => [rule.name, { leaves: rule.leaves.length, pol: rule.digest }]));
+  return { policyMode: policies.mode, policiesFile: policies.source, policies: byFeature, rules };
 }
 
 function keySummary(tokens: TokenService): Record<string, unknown> {
@@ -107,7 +108,9 @@ export async function startGate(config: Config, logger: Logger): Promise<Running
     metrics,
   };
   const openApi = (): string =>
-    JSON.stringify(buildOpenApiDocument({ policyNames: deps.policies?.names, policyMode: config.policyMode, jwtAlg: config.jwtAlg, cookieName: config.cookieName }));
+    JSON.stringify(
+      buildOpenApiDocument({ policyNames: deps.policies?.names, policyMode: config.policyMode, jwtAlg: config.jwtAlg, cookieName: config.cookieName, rules: deps.policies?.rules }),
+    );
   let openApiJson = openApi();
   logger.info({ ...keySummary(tokens), ...policySummary(policies) }, 'tokens and policies loaded');
 

@@ -1,9 +1,11 @@
 import type { Config } from '../config.js';
-import { GateError, invalidHeader } from '../errors.js';
+import { GateError } from '../errors.js';
 import { isFeatureName, type FeatureName } from '../features/names.js';
 import type { HeaderBag } from '../lib/header-values.js';
 import { readCookie } from '../http/cookie.js';
 import { POLICY_HEADER, type NamedPolicy, type PolicySet } from '../policy/types.js';
+
+const RULE_HEADER = 'x-404-rule';
 import type { GateClaims, TokenService } from '../token/jwt.js';
 import type { GateResponse } from './pipeline.js';
 
@@ -11,8 +13,10 @@ import type { GateResponse } from './pipeline.js';
  * `/x404_verify`: forward auth for a reverse proxy (nginx auth_request, Traefik ForwardAuth, Caddy
  * forward_auth, Envoy ext_authz). The proxy asks, for each request to a protected route, whether
  * the token it carries (Authorization: Bearer, x-jwt, or the X404_COOKIE cookie) is valid and meets
- * the route's requirements (`feature` and `policy`, in the query or as X-404-Feature / X-404-Policy
- * headers). 200 with the wallet in X-404-Wallet and the claims as JSON, or 401 with the reason.
+ * the route's requirements (`feature`, `policy` or `rule`, in the query or as X-404-Feature /
+ * X-404-Policy / X-404-Rule headers). 200 with the wallet in X-404-Wallet and the claims as JSON, or
+ * 401 with the reason — never 400, even for a requirement the gate does not know: proxies turn any
+ * other status into a 500 for the user.
  *
  * Requirements given both in the query and in a header must agree: proxies that pass the client's
  * headers through (Traefik, Envoy) would otherwise let a client pick a laxer requirement. A token
@@ -39,8 +43,16 @@ export function handleForwardAuth(request: ForwardAuthRequest, deps: ForwardAuth
   const { headers } = request;
   const query = request.query === '' ? undefined : new URLSearchParams(request.query);
   const requiredFeature = requirement(query?.getAll('feature'), headers.get('x-404-feature'), 'X-404-Feature', 'FEATURE_MISMATCH');
+  let requiredRule = requirement(query?.getAll('rule'), headers.get(RULE_HEADER), 'X-404-Rule', 'POLICY_MISMATCH');
+  // A rule is served like a feature, so a route may also name it as its feature.
   if (requiredFeature !== undefined && !isFeatureName(requiredFeature)) {
-    throw invalidHeader('X-404-Feature', `${JSON.stringify(requiredFeature.slice(0, 32))} is not a feature; features are blacklist, timelock, multitoken, activity, tier, nodebt, age`);
+    if (!deps.policies?.rules.has(requiredFeature)) {
+      throw refuse('FEATURE_MISMATCH', `This gate has no feature or rule ${JSON.stringify(requiredFeature.slice(0, 64))}; check the route's configuration`);
+    }
+    if (requiredRule !== undefined && requiredRule !== requiredFeature) {
+      throw refuse('POLICY_MISMATCH', `The route's requirements disagree: feature ${JSON.stringify(requiredFeature)} and rule ${JSON.stringify(requiredRule.slice(0, 64))}`);
+    }
+    requiredRule = requiredFeature;
   }
   const requiredPolicy = requirement(query?.getAll('policy'), headers.get(POLICY_HEADER), 'X-404-Policy', 'POLICY_MISMATCH');
 
@@ -56,10 +68,16 @@ export function handleForwardAuth(request: ForwardAuthRequest, deps: ForwardAuth
   if (requiredFeature !== undefined && claims.feature !== requiredFeature) {
     throw refuse('FEATURE_MISMATCH', `The token is for feature ${JSON.stringify(claims.feature)}, but this route requires ${requiredFeature}`);
   }
-  checkPolicy(claims, requiredPolicy, deps.policies);
+  if (requiredRule !== undefined || typeof claims.rul === 'string') {
+    if (requiredPolicy !== undefined) throw refuse('POLICY_MISMATCH', `This route requires policy ${JSON.stringify(requiredPolicy.slice(0, 64))}, which a rule's token does not carry`);
+    checkRule(claims, requiredRule, deps.policies);
+  } else {
+    checkPolicy(claims, requiredPolicy, deps.policies);
+  }
 
   const answerHeaders: Record<string, string> = { 'Cache-Control': 'no-store', 'X-404-Wallet': claims.sub, 'X-404-Feature': claims.feature };
   if (typeof claims.pnm === 'string') answerHeaders['X-404-Policy'] = claims.pnm;
+  if (typeof claims.rul === 'string') answerHeaders['X-404-Rule'] = claims.rul;
   if (typeof claims.tier === 'string') answerHeaders['X-404-Tier'] = claims.tier;
   answerHeaders['X-404-Sign-Mode'] = typeof claims.sgm === 'string' ? claims.sgm : 'challenge';
   return { status: 200, body: claims, headers: answerHeaders };
@@ -95,7 +113,8 @@ function checkPolicy(claims: GateClaims, required: string | undefined, policies:
     const feature = claims.feature as FeatureName;
     const policy = policies?.byFeature[feature]?.get(required);
     if (policy === undefined) {
-      throw invalidHeader('X-404-Policy', `unknown policy ${JSON.stringify(required.slice(0, 64))} for ${claims.feature}${policies ? `; policies: ${policies.names[feature]?.join(', ') || '(none)'}` : ' (POLICIES_FILE is not set)'}`);
+      // 401, never 400: nginx auth_request turns anything but 2xx/401/403 into a 500 for the user.
+      throw refuse('POLICY_MISMATCH', `This gate has no policy ${JSON.stringify(required.slice(0, 64))} for ${claims.feature}${policies ? `; policies: ${policies.names[feature]?.join(', ') || '(none)'}` : ' (POLICIES_FILE is not set)'}`);
     }
     if (claims.pnm !== required) {
       throw refuse('POLICY_MISMATCH', `The token was issued under ${claims.pnm === undefined ? 'no named policy' : `policy ${JSON.stringify(claims.pnm)}`}, but this route requires policy ${JSON.stringify(required)}`);
@@ -111,6 +130,20 @@ function checkPolicy(claims: GateClaims, required: string | undefined, policies:
   const policy = policies.byFeature[claims.feature as FeatureName]?.get(claims.pnm);
   if (policy === undefined) throw refuse('POLICY_MISMATCH', `Policy ${JSON.stringify(claims.pnm)} no longer exists; sign in again`);
   stillCurrent(claims, policy);
+}
+
+/** A rule's token (`rul`) passes only where its rule is required or nothing is, and only while the rule is unchanged. */
+function checkRule(claims: GateClaims, required: string | undefined, policies: PolicySet | undefined): void {
+  if (required !== undefined && !policies?.rules.has(required)) {
+    throw refuse('POLICY_MISMATCH', `This gate has no rule ${JSON.stringify(required.slice(0, 64))}${policies?.ruleNames.length ? `; rules: ${policies.ruleNames.join(', ')}` : ''}`);
+  }
+  if (typeof claims.rul !== 'string') throw refuse('POLICY_MISMATCH', `The token was not issued under a rule, but this route requires rule ${JSON.stringify(required)}`);
+  if (required !== undefined && claims.rul !== required) {
+    throw refuse('POLICY_MISMATCH', `The token was issued under rule ${JSON.stringify(claims.rul)}, but this route requires rule ${JSON.stringify(required)}`);
+  }
+  const rule = policies?.rules.get(claims.rul);
+  if (rule === undefined) throw refuse('POLICY_MISMATCH', `Rule ${JSON.stringify(claims.rul)} no longer exists; sign in again`);
+  if (claims.pol !== rule.digest) throw refuse('POLICY_MISMATCH', `Rule "${rule.name}" has changed since the token was issued; sign in again`);
 }
 
 function stillCurrent(claims: GateClaims, policy: NamedPolicy): void {

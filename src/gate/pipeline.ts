@@ -5,7 +5,6 @@ import type { Config } from '../config.js';
 import { GateError, invalidHeader, missingHeader } from '../errors.js';
 import { FEATURES } from '../features/registry.js';
 import type { FeatureName } from '../features/names.js';
-import type { Feature, FeatureResults } from '../features/types.js';
 import type { HeaderBag } from '../lib/header-values.js';
 import { checkLocation, parseGeoPolicy, type GeoPolicy } from '../geo/locate.js';
 import { sessionCookie } from '../http/cookie.js';
@@ -13,7 +12,10 @@ import type { NonceCodec } from '../nonce/codec.js';
 import { NonceStoreUnavailable, type ConsumedNonceStore } from '../nonce/store.js';
 import { policyHeadersOf } from '../policy/headers.js';
 import { resolvePolicy } from '../policy/resolve.js';
-import type { NamedPolicy, PolicySet } from '../policy/types.js';
+import { POLICY_HEADER, type NamedPolicy, type PolicySet } from '../policy/types.js';
+import { evaluateRule } from '../rules/evaluate.js';
+import { refuseHeadersBesideRule, ruleAnswer, ruleClaims, ruleFailure } from '../rules/answer.js';
+import type { Rule } from '../rules/types.js';
 import { invalidSignature, readProof, signModeOf, SIGNATURE_FAILED, type Proof } from '../sign-modes/read-proof.js';
 import { nonceSignInOffer } from '../sign-modes/offer.js';
 import type { SignatureVerifier } from '../signature/verifier.js';
@@ -46,7 +48,10 @@ export interface GateDependencies {
 }
 
 export interface AuthRequest {
-  feature: FeatureName;
+  /** The path's name: a feature, or a rule's name when `rule` is set. */
+  feature: string;
+  /** The rule at /x404_auth/<rule> (src/rules), looked up by the HTTP layer; undefined for a feature. */
+  rule?: Rule | undefined;
   /** Request path without the query string: part of the challenge. */
   path: string;
   headers: HeaderBag;
@@ -79,7 +84,7 @@ export function handleAuthRequest(request: AuthRequest, deps: GateDependencies):
     case 'reauth':
       return reauthenticate(request, claims as GateClaims, deps);
     case 'nonce':
-      return issueNonce(request.feature, deps);
+      return issueNonce(request, deps);
     case 'login':
       return timedLogin(request, deps);
   }
@@ -113,10 +118,18 @@ const DISPLAY_NAMES: Record<string, string> = {
 };
 const displayName = (name: string): string => DISPLAY_NAMES[name] ?? name;
 
-function issueNonce(feature: FeatureName, { nonces, config, policies }: GateDependencies): GateResponse {
+function issueNonce({ feature, rule }: AuthRequest, { nonces, config, policies }: GateDependencies): GateResponse {
   const { nonce, issuedAtMs, expiresInSeconds } = nonces.issue(feature);
   const body: Record<string, unknown> = { status: 'nonce_ready', nonce, mechanism: config.mechanism, expiresIn: expiresInSeconds };
-  if (policies) Object.assign(body, { policyMode: policies.mode, policies: policies.names[feature] });
+  let suffix = '';
+  if (rule && policies) {
+    Object.assign(body, { rule: rule.name, rules: policies.ruleNames });
+    suffix = policies.ruleNonceBodySuffix.get(rule.name) ?? '';
+  } else if (policies) {
+    Object.assign(body, { policyMode: policies.mode, policies: policies.names[feature as FeatureName] });
+    if (policies.ruleNames.length > 0) body.rules = policies.ruleNames;
+    suffix = policies.nonceBodySuffix[feature as FeatureName];
+  }
   const signIn = nonceSignInOffer(config, feature, issuedAtMs);
   Object.assign(body, signIn.offer);
   return {
@@ -125,7 +138,7 @@ function issueNonce(feature: FeatureName, { nonces, config, policies }: GateDepe
     // The same bytes JSON.stringify writes: the nonce is base32, the mechanism [A-Za-z0-9]
     // (validated at start-up) and expiresIn an integer, so nothing needs escaping; the policy
     // names (POLICIES_FILE) and the sign-in offer are serialized once.
-    json: `{"status":"nonce_ready","nonce":"${nonce}","mechanism":"${config.mechanism}","expiresIn":${expiresInSeconds}${policies ? policies.nonceBodySuffix[feature] : ''}${signIn.jsonSuffix}}`,
+    json: `{"status":"nonce_ready","nonce":"${nonce}","mechanism":"${config.mechanism}","expiresIn":${expiresInSeconds}${suffix}${signIn.jsonSuffix}}`,
     headers: { 'X-404-Nonce': nonce, 'X-404-Mechanism': config.mechanism, ...NO_STORE },
   };
 }
@@ -133,19 +146,29 @@ function issueNonce(feature: FeatureName, { nonces, config, policies }: GateDepe
 /**
  * docs/api.md §6: a valid token for this feature; policy headers, when sent, must match `pol`. Under a
  * named policy (resolvePolicy) the token must have been issued under that policy as it is now: a
- * token from before a SIGHUP reload changed the policy answers POLICY_MISMATCH.
+ * token from before a SIGHUP reload changed the policy answers POLICY_MISMATCH. Without a policy
+ * name the token's own (`pnm`) is the one checked, so POLICY_MODE=pinned needs no X-404-Policy
+ * to re-authenticate. A rule's token passes while the rule is what it was (`rul`, `pol`).
  */
 function reauthenticate(request: AuthRequest, claims: GateClaims, deps: GateDependencies): GateResponse {
-  const { feature, headers } = request;
-  const named = resolvePolicy(feature, headers, request.policyQuery, deps.policies);
-  if (named !== undefined) {
-    if (claims.pol !== named.digest) {
-      throw new GateError(401, 'POLICY_MISMATCH', `Token was not issued under policy "${named.name}" as it is now; sign in again`);
+  const { feature, headers, rule } = request;
+  if (rule) {
+    refuseHeadersBesideRule(rule, headers, request.policyQuery);
+    if (claims.rul !== rule.name || claims.pol !== rule.digest) {
+      throw new GateError(401, 'POLICY_MISMATCH', `Token was not issued under rule "${rule.name}" as it is now; sign in again`);
     }
   } else {
-    const policy = policyOf(headers, policyHeadersOf(FEATURES[feature]));
-    if (policy && policyDigest(policy) !== claims.pol) {
-      throw new GateError(401, 'POLICY_MISMATCH', 'Token was issued under a different policy than this request carries; sign in again');
+    const module = FEATURES[feature as FeatureName];
+    const named = tokenPolicy(request, claims, deps);
+    if (named !== undefined) {
+      if (claims.pol !== named.digest) {
+        throw new GateError(401, 'POLICY_MISMATCH', `Token was not issued under policy "${named.name}" as it is now; sign in again`);
+      }
+    } else {
+      const policy = policyOf(headers, policyHeadersOf(module));
+      if (policy && policyDigest(policy) !== claims.pol) {
+        throw new GateError(401, 'POLICY_MISMATCH', 'Token was issued under a different policy than this request carries; sign in again');
+      }
     }
   }
   return {
@@ -159,6 +182,18 @@ function reauthenticate(request: AuthRequest, claims: GateClaims, deps: GateDepe
     },
     headers: NO_STORE,
   };
+}
+
+/** The named policy a re-authentication is checked against: the one the request names, else the token's own. */
+function tokenPolicy(request: AuthRequest, claims: GateClaims, deps: GateDependencies): NamedPolicy | undefined {
+  const feature = request.feature as FeatureName;
+  const named = request.headers.has(POLICY_HEADER) || request.policyQuery !== undefined;
+  if (!named && typeof claims.pnm === 'string' && deps.policies) {
+    const policy = deps.policies.byFeature[feature].get(claims.pnm);
+    if (policy === undefined) throw new GateError(401, 'POLICY_MISMATCH', `Policy "${claims.pnm.slice(0, 64)}" no longer exists; sign in again`);
+    return resolvePolicy(feature, request.headers, claims.pnm, deps.policies);
+  }
+  return resolvePolicy(feature, request.headers, request.policyQuery, deps.policies);
 }
 
 async function timedLogin(request: AuthRequest, deps: GateDependencies): Promise<GateResponse> {
@@ -178,41 +213,80 @@ async function timedLogin(request: AuthRequest, deps: GateDependencies): Promise
 /** `run` carries the login's deadline (LOGIN_TIMEOUT_MS, see login-deadline.ts); after every await, stillWanted(). */
 async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun): Promise<GateResponse> {
   const { feature, headers } = request;
-  const module = FEATURES[feature];
   const wallet = parseWallet(headers, feature);
-  const { named, geo, params } = parsePolicy(request, module, deps);
+  const check = request.rule ? ruleCheck(request, request.rule) : featureCheck(request, deps);
 
   const mode = signModeOf(headers, deps.config);
 
   const nonce = headers.get('x-404-nonce') as string;
   const accepted = deps.nonces.accept(nonce, feature);
   const proof = readProof(mode, { feature, path: request.path, headers, wallet, nonce, accepted, config: deps.config, nowMs: deps.now() });
-  const heldMints = module.heldMints?.(params) ?? NO_MINTS;
-  await verifySignature(proof, wallet, heldMints, deps);
+  await verifySignature(proof, wallet, check.heldMints, deps);
   run.stillWanted();
   await spendNonce(accepted.id, accepted.expiresAtMs, deps, run);
   run.stillWanted();
 
-  const chain = deps.chain.withDeadline(run.workDeadline);
-  const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts: module.readsTokenAccounts?.(params) ?? false }, deps.config.holdingsScope);
-  const results = await module.check(wallet.address, params, { chain, holdings, config: deps.config, now: deps.now });
+  const passed = await check.run(wallet, deps.chain.withDeadline(run.workDeadline), deps);
   run.stillWanted();
-  checkLocation(geo);
-  return issueToken(request, module, wallet.address, results, deps, named, mode);
+  return issueToken(request, wallet.address, passed, deps, mode);
 }
 
 /**
- * The rules this login is checked against: a named operator policy (parsed when the file was
- * loaded), or, in POLICY_MODE=open without a name, the request's own policy headers.
+ * What a login checks once the signature is verified and the nonce spent: a feature (under the
+ * request's own policy headers or a named policy) or a rule. Built before the nonce is touched, so
+ * bad input answers 400 and leaves no state behind.
  */
-function parsePolicy(request: AuthRequest, module: Feature, deps: GateDependencies): { named: NamedPolicy | undefined; geo: GeoPolicy; params: unknown } {
-  const { feature, headers } = request;
+interface LoginCheck {
+  /** The balances the checks will ask for: their ATAs are derived beside the signature (verifySignature). */
+  heldMints: readonly string[];
+  run(wallet: Wallet, chain: ChainReader, deps: GateDependencies): Promise<Passed>;
+}
+
+/** What a passed check puts in the success body and in the token. */
+interface Passed {
+  /** `pol`: the digest of what was checked. */
+  pol: string;
+  /** Claims beside the standard ones (a feature's results, `pnm`, `rul`, `lvs`). */
+  claims: Record<string, unknown>;
+  /** Fields of the success body beside success, token, publicKey and feature. */
+  body: Record<string, unknown>;
+}
+
+/**
+ * A feature under a named operator policy (parsed when the file was loaded), or, in
+ * POLICY_MODE=open without a name, under the request's own policy headers.
+ */
+function featureCheck(request: AuthRequest, deps: GateDependencies): LoginCheck {
+  const { headers } = request;
+  const feature = request.feature as FeatureName;
+  const module = FEATURES[feature];
   const named = resolvePolicy(feature, headers, request.policyQuery, deps.policies);
-  if (named === undefined) {
-    const geo = parseGeoPolicy(headers, module.geoRequired);
-    return { named, geo, params: module.parse(headers) };
-  }
-  return { named, geo: { ...named.geo, latitude: headers.get('x-lat'), longitude: headers.get('x-long') }, params: named.params };
+  const geo: GeoPolicy = named === undefined ? parseGeoPolicy(headers, module.geoRequired) : { ...named.geo, latitude: headers.get('x-lat'), longitude: headers.get('x-long') };
+  const params = named === undefined ? module.parse(headers) : named.params;
+  const heldMints = module.heldMints?.(params) ?? NO_MINTS;
+  return {
+    heldMints,
+    async run(wallet, chain, { config, now }) {
+      const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts: module.readsTokenAccounts?.(params) ?? false }, config.holdingsScope);
+      const results = await module.check(wallet.address, params, { chain, holdings, config, now });
+      checkLocation(geo);
+      const pol = named ? named.digest : policyDigest(policyOf(headers, policyHeadersOf(module)) ?? {});
+      return { pol, claims: named ? { ...results, pnm: named.name } : results, body: results };
+    },
+  };
+}
+
+/** A rule (src/rules): its whole tree from this one signature; the caller can neither add to it nor weaken it. */
+function ruleCheck(request: AuthRequest, rule: Rule): LoginCheck {
+  refuseHeadersBesideRule(rule, request.headers, request.policyQuery);
+  return {
+    heldMints: rule.heldMints,
+    async run(wallet, chain, { config, now }) {
+      const outcome = await evaluateRule(rule, wallet, { chain, config, now, latitude: request.headers.get('x-lat'), longitude: request.headers.get('x-long') });
+      if (!outcome.passed) throw ruleFailure(rule, outcome);
+      return { pol: rule.digest, claims: ruleClaims(rule, outcome), body: ruleAnswer(rule, outcome) };
+    },
+  };
 }
 
 interface Wallet {
@@ -220,7 +294,7 @@ interface Wallet {
   publicKey: Uint8Array;
 }
 
-function parseWallet(headers: HeaderBag, feature: FeatureName): Wallet {
+function parseWallet(headers: HeaderBag, feature: string): Wallet {
   const declared = headers.get('x-404-feature');
   if (declared === undefined) throw missingHeader(['X-404-Feature']);
   if (declared !== feature) {
@@ -268,21 +342,10 @@ async function spendNonce(id: string, expiresAtMs: number, { consumedNonces, met
   run.nonceId = id;
 }
 
-/** `pol` is the digest of the policy checked; `pnm` its name when it was an operator policy; `sgm` how the wallet signed, beyond the challenge. */
-function issueToken(
-  { feature, headers }: AuthRequest,
-  module: Feature,
-  wallet: string,
-  results: FeatureResults,
-  { tokens, config }: GateDependencies,
-  named: NamedPolicy | undefined,
-  signMode: Proof['mode'],
-): GateResponse {
-  const pol = named ? named.digest : policyDigest(policyOf(headers, policyHeadersOf(module)) ?? {});
+/** `pol` is the digest of what was checked; `pnm` a named policy, `rul` a rule; `sgm` how the wallet signed, beyond the challenge. */
+function issueToken({ feature, headers }: AuthRequest, wallet: string, passed: Passed, { tokens, config }: GateDependencies, signMode: Proof['mode']): GateResponse {
   // No `sgm` for the seed's own proof: such tokens keep exactly the claims of earlier versions.
-  const token = tokens.sign({ ...results, sub: wallet, feature, pol, pnm: named?.name, ...(signMode === 'challenge' ? {} : { sgm: signMode }) });
+  const token = tokens.sign({ ...passed.claims, sub: wallet, feature, pol: passed.pol, ...(signMode === 'challenge' ? {} : { sgm: signMode }) });
   const responseHeaders = config.setCookie ? { ...NO_STORE, 'Set-Cookie': sessionCookie(token, headers, config) } : NO_STORE;
-  return { status: 200, body: { success: true, token, publicKey: wallet, feature, ...results }, headers: responseHeaders };
+  return { status: 200, body: { success: true, token, publicKey: wallet, feature, ...passed.body }, headers: responseHeaders };
 }
-
-

@@ -9,6 +9,7 @@
 import { SIGN_MODES } from '../config.js';
 import { FEATURE_NAMES, type FeatureName } from '../features/names.js';
 import { FEATURES } from '../features/registry.js';
+import type { Rule } from '../rules/types.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -191,6 +192,8 @@ export interface OpenApiOptions {
   jwtAlg?: 'HS256' | 'EdDSA' | 'ES256';
   /** X404_COOKIE. */
   cookieName?: string;
+  /** The rules (POLICIES_FILE), each served at /x404_auth/<rule>. */
+  rules?: ReadonlyMap<string, Rule> | undefined;
 }
 
 function policyParameters(feature: FeatureName, options: OpenApiOptions): JsonObject[] {
@@ -259,9 +262,53 @@ function featureGet(feature: FeatureName, options: OpenApiOptions): JsonObject {
   };
 }
 
-function preflight(feature: FeatureName): JsonObject {
+/** GET /x404_auth/<rule>: the feature endpoint's pattern with the rule's name, no policy headers, and the failures of its leaves. */
+function ruleGet(rule: Rule): JsonObject {
+  const errors: Record<number, string[]> = structuredClone(COMMON_ERRORS);
+  const add = (status: number, code: string): void => void (errors[status] = [...new Set([...(errors[status] ?? []), code])]);
+  for (const leaf of rule.leaves) {
+    if (leaf.kind === 'wallets') add(403, 'WALLET_NOT_LISTED');
+    else for (const { status, code } of FEATURES[leaf.feature].failures) add(status, code);
+  }
+  if (JSON.stringify(rule.listing).includes('"not":')) ['WALLET_DENIED', 'RULE_NOT_MET'].forEach((code) => add(403, code));
+  const responses: JsonObject = {
+    '200': {
+      description: 'A nonce (request without signature headers), a token (the wallet meets the whole rule) or re-authentication (valid x-jwt of this rule, issued while the rule was as it is now).',
+      headers: { 'X-404-Nonce': headerRef('X404Nonce'), 'X-404-Mechanism': headerRef('X404Mechanism'), 'Cache-Control': headerRef('CacheControl') },
+      content: { [JSON_TYPE]: { schema: { oneOf: [ref('NonceReady'), ref('LoginSuccess'), ref('ReauthSuccess')] } } },
+    },
+  };
+  for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => a.localeCompare(b))) {
+    responses[status] = errorResponse(Number(status), codes, status === '429' || status === '503' ? ['Retry-After'] : []);
+  }
   return {
-    operationId: `preflight_${feature}`,
+    operationId: `rule_${rule.name.replace(/[^A-Za-z0-9_]/g, '_')}`,
+    tags: ['authentication'],
+    summary: `Nonce, sign-in or re-authentication for rule ${rule.name} (${rule.leaves.length} leaves)`,
+    description: [
+      `The operator's rule ${rule.name} (GET /x404_policies shows its tree), checked whole from one signature. Sign \`CHALLENGE::<nonce>::/x404_auth/${rule.name}::<mechanism>_${rule.name.toUpperCase()}\` and send X-404-Feature: ${rule.name}.`,
+      'No feature policy header, X-404-Policy or ?policy= may be sent beside it (401 POLICY_MISMATCH). A failure answers with the status and error of the leaf that decided it, plus `rule` and `failed` (the paths of the leaves that counted against the wallet).',
+    ].join('\n\n'),
+    security: [{}, { gateToken: [] }],
+    parameters: [
+      { $ref: '#/components/parameters/CacheBuster' },
+      { $ref: '#/components/parameters/Nonce' },
+      { $ref: '#/components/parameters/Signature' },
+      { $ref: '#/components/parameters/Addr' },
+      { ...headerParameter({ name: 'X-404-Feature', description: 'Must equal the rule\'s name.', requiredToSignIn: true }), schema: { type: 'string', const: rule.name } },
+      { $ref: '#/components/parameters/Jwt' },
+      { $ref: '#/components/parameters/SignMode' },
+      { $ref: '#/components/parameters/Message' },
+      { name: 'X-Lat', in: 'header', required: false, description: 'Latitude, for leaves whose policy turns geolocation on.', schema: { type: 'string' } },
+      { name: 'X-Long', in: 'header', required: false, description: 'Longitude, for leaves whose policy turns geolocation on.', schema: { type: 'string' } },
+    ],
+    responses,
+  };
+}
+
+function preflight(feature: string): JsonObject {
+  return {
+    operationId: `preflight_${feature.replace(/[^A-Za-z0-9_]/g, '_')}`,
     tags: ['authentication'],
     summary: 'CORS preflight',
     description: 'Allows GET with every header this API names, from the configured origins (default any).',
@@ -282,6 +329,7 @@ function preflight(feature: FeatureName): JsonObject {
 function featurePaths(options: OpenApiOptions): JsonObject {
   const paths: JsonObject = {};
   for (const feature of FEATURE_NAMES) paths[`/x404_auth/${feature}`] = { get: featureGet(feature, options), options: preflight(feature) };
+  for (const rule of options.rules?.values() ?? []) paths[`/x404_auth/${rule.name}`] = { get: ruleGet(rule), options: preflight(rule.name) };
   return paths;
 }
 
@@ -303,6 +351,7 @@ function forwardAuth(options: OpenApiOptions): JsonObject {
       parameters: [
         ...requirement('feature', 'feature'),
         ...requirement('policy', 'operator policy (by name)'),
+        ...requirement('rule', 'rule (by name; a rule may also be named as the feature)'),
         { name: 'Authorization', in: 'header', required: false, description: '`Bearer <token>`.', schema: { type: 'string' } },
         { $ref: '#/components/parameters/Jwt' },
         { name: cookieName, in: 'cookie', required: false, description: 'The token, as X404_SET_COOKIE sets it.', schema: { type: 'string' } },
@@ -312,15 +361,15 @@ function forwardAuth(options: OpenApiOptions): JsonObject {
           description: 'The token is valid and meets the requirements; the body is its claims.',
           headers: {
             'X-404-Wallet': { description: 'The wallet (the token\'s sub).', required: true, schema: MINT },
-            'X-404-Feature': { description: 'The token\'s feature.', required: true, schema: { type: 'string', enum: [...FEATURE_NAMES] } },
+            'X-404-Feature': { description: 'The token\'s feature (a rule\'s name for a rule\'s token).', required: true, schema: { type: 'string' } },
             'X-404-Policy': { description: 'The operator policy the token was issued under, when it was a named one.', schema: { type: 'string' } },
+            'X-404-Rule': { description: 'The rule the token was issued under, when it was one.', schema: { type: 'string' } },
             'X-404-Tier': { description: 'tier: the tier the wallet reached.', schema: { type: 'string', enum: ['bronze', 'silver', 'gold'] } },
             'X-404-Sign-Mode': { description: 'How the wallet signed in (the token\'s sgm; challenge when it has none).', schema: { enum: [...SIGN_MODES] } },
             'Cache-Control': headerRef('CacheControl'),
           },
           content: { [JSON_TYPE]: { schema: ref('GateTokenClaims') } },
         },
-        '400': errorResponse(400, ['INVALID_HEADER']),
         '401': { ...errorResponse(401, ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'FEATURE_MISMATCH', 'POLICY_MISMATCH']), headers: { ...(errorResponse(401, []).headers as JsonObject), ...challenge } },
         '431': errorResponse(431, ['HEADERS_TOO_LARGE']),
       },
@@ -339,6 +388,8 @@ const schemas: JsonObject = {
       expiresIn: { type: 'integer', minimum: 1, description: 'Seconds until the nonce expires.' },
       policyMode: { type: 'string', enum: ['open', 'pinned'], description: 'Only when the gate has operator policies (POLICIES_FILE): POLICY_MODE.' },
       policies: { type: 'array', items: { type: 'string' }, description: 'Only when the gate has operator policies: the names of this feature\'s, for X-404-Policy or ?policy=.' },
+      rule: { type: 'string', description: 'At /x404_auth/<rule>: the rule\'s name.' },
+      rules: { type: 'array', items: { type: 'string' }, description: 'Only when the gate has rules: their names (each served at /x404_auth/<rule>).' },
       signModes: { type: 'array', items: { enum: [...SIGN_MODES] }, minItems: 1, description: 'The sign modes this gate accepts (SIGN_MODES), for X-404-Sign-Mode.' },
       siws: {
         type: 'object',
@@ -364,8 +415,26 @@ const schemas: JsonObject = {
       success: { const: true },
       token: { type: 'string', pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$', description: 'JWT (HS256, or EdDSA/ES256 with a kid per JWT_ALG); claims in GateTokenClaims.' },
       publicKey: MINT,
-      feature: { type: 'string', enum: [...FEATURE_NAMES] },
+      feature: { type: 'string', description: 'The feature, or the rule\'s name at /x404_auth/<rule>.' },
       tier: { type: 'string', enum: ['bronze', 'silver', 'gold'], description: 'tier: the highest tier met.' },
+      rule: { type: 'string', description: 'At /x404_auth/<rule>: the rule\'s name.' },
+      leaves: {
+        type: 'array',
+        description: 'At /x404_auth/<rule>: each leaf in tree order, with its feature\'s results when it passed; passed null: the outcome was decided without it.',
+        items: {
+          type: 'object',
+          required: ['path', 'passed'],
+          properties: {
+            path: { type: 'string', description: 'Where the leaf sits, e.g. $.all[2].any[0].' },
+            feature: { type: 'string' },
+            policy: { type: 'string' },
+            wallets: { type: 'string', description: 'A wallet list leaf: the list\'s file; it passes when the list holds the wallet.' },
+            passed: { type: ['boolean', 'null'] },
+            error: { type: 'string', description: 'The code the leaf answered when it failed (or could not be read).' },
+          },
+          additionalProperties: true,
+        },
+      },
     },
     not: { required: ['alreadyAuthenticated'] },
     additionalProperties: true,
@@ -397,6 +466,9 @@ const schemas: JsonObject = {
       balance: AMOUNT,
       maximum: AMOUNT,
       requirements: { type: 'array', items: { type: 'object' }, description: 'multitoken, tier: each requirement with the balance found.' },
+      rule: { type: 'string', description: 'A rule\'s sign-in: the rule\'s name (the rest of the body is the deciding leaf\'s answer).' },
+      failed: { type: 'array', items: { type: 'string' }, description: 'A rule\'s sign-in: the paths of the leaves that counted against the wallet.' },
+      list: { type: 'string', description: 'WALLET_NOT_LISTED / WALLET_DENIED: the wallet list\'s file.' },
       nonceSpent: {
         type: 'boolean',
         description:
@@ -421,12 +493,14 @@ const schemas: JsonObject = {
     required: ['sub', 'feature', 'iat', 'exp', 'jti', 'pol'],
     properties: {
       sub: { ...MINT, description: 'The wallet.' },
-      feature: { type: 'string', enum: [...FEATURE_NAMES] },
+      feature: { type: 'string', description: 'The feature, or the rule\'s name for a rule\'s token.' },
       iat: { type: 'integer' },
       exp: { type: 'integer' },
       jti: { type: 'string' },
       pol: { type: 'string', description: 'base64url(SHA-256(canonical JSON of the policy headers checked)); canonical: lower-case header name → value as sent, keys sorted, no whitespace.' },
       pnm: { type: 'string', description: 'The operator policy (POLICIES_FILE) the token was issued under, when it was a named one.' },
+      rul: { type: 'string', description: 'The rule the token was issued under; `pol` is then the digest of the rule\'s whole tree.' },
+      lvs: { type: 'string', pattern: '^[-01?]+$', description: 'A rule\'s leaves in tree order: 1 passed, 0 failed, - not needed, ? could not be read.' },
       sgm: { enum: SIGN_MODES.filter((mode) => mode !== 'challenge'), description: 'How the wallet proved itself (X-404-Sign-Mode) when it was not the challenge string: absent means challenge.' },
       iss: { type: 'string', description: 'JWT_ISSUER, when set (always with EdDSA/ES256).' },
       aud: { type: 'string', description: 'JWT_AUDIENCE, when set.' },
@@ -454,6 +528,19 @@ const schemas: JsonObject = {
             },
             additionalProperties: false,
           },
+        },
+      },
+      rules: {
+        type: 'object',
+        description: 'rule name → the rule: the `pol` of its tokens and its tree as loaded (policy references resolved to their headers, wallet lists as file, size and digest).',
+        additionalProperties: {
+          type: 'object',
+          required: ['pol', 'tree'],
+          properties: {
+            pol: { type: 'string', description: 'The `pol` of tokens issued under this rule: base64url SHA-256 of the tree as loaded.' },
+            tree: { type: 'object', description: 'all / any / atLeast+of / not nodes; feature leaves with their headers and pol; wallet leaves with file, addresses and digest.' },
+          },
+          additionalProperties: false,
         },
       },
     },

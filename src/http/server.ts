@@ -139,13 +139,15 @@ export async function startServer(
 
     if (path.startsWith(AUTH_PREFIX)) {
       const feature = path.slice(AUTH_PREFIX.length);
-      if (!isFeatureName(feature)) return serve(res, state, () => notFound(path));
-      state.route = `/x404_auth/${feature}`;
+      // A feature, or one of the operator's rules (POLICIES_FILE), which is served like one.
+      const rule = isFeatureName(feature) ? undefined : deps.policies?.rules.get(feature);
+      if (rule === undefined && !isFeatureName(feature)) return serve(res, state, () => notFound(path));
+      state.route = rule ? '/x404_auth/{rule}' : `/x404_auth/${feature}`;
       if (method !== 'GET') return serve(res, state, () => methodNotAllowed(method));
       const headers = state.headers;
       // ?policy= selects an operator policy; read only when there are policies (the query is otherwise ignored).
       const policyQuery = deps.policies ? req.getQuery('policy') || undefined : undefined;
-      if (!rateLimiter) return serve(res, state, () => handleAuthRequest({ feature, path, headers, policyQuery }, deps));
+      if (!rateLimiter) return serve(res, state, () => handleAuthRequest({ feature, rule, path, headers, policyQuery }, deps));
       // LOGIN_TIMEOUT_MS counts from here, the limiter's wait included.
       const receivedAtMs = performance.now();
       return serve(res, state, async () => {
@@ -154,7 +156,7 @@ export async function startServer(
           if (!decision.allowed) throw rateLimitedError(decision);
           state.extraHeaders = rateLimitHeaders(decision);
         }
-        return handleAuthRequest({ feature, path, headers, policyQuery, receivedAtMs }, deps);
+        return handleAuthRequest({ feature, rule, path, headers, policyQuery, receivedAtMs }, deps);
       });
     }
 

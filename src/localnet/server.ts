@@ -13,7 +13,7 @@ import { buildDemoState } from './fixture.js';
 import { callMethod } from './rpc.js';
 import { RpcError, RPC_INVALID_REQUEST, RPC_NODE_UNHEALTHY, RPC_PARSE_ERROR } from './rpc-error.js';
 import type { ChainState } from './state.js';
-import { Counters } from './stats.js';
+import { Counters, type CounterSnapshot } from './stats.js';
 
 export interface LocalnetHandle {
   url: string; // http://127.0.0.1:PORT
@@ -21,7 +21,7 @@ export interface LocalnetHandle {
   state: ChainState;
   faults: FaultInjector;
   /** Calls counted per method, batch members counted individually. Admin routes are not counted. */
-  stats(): { httpRequests: number; calls: Record<string, number> };
+  stats(): CounterSnapshot;
   resetStats(): void;
   close(): Promise<void>;
 }
@@ -155,7 +155,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       return;
     }
     const methods = members.filter((m): m is RpcRequest => !(m instanceof RpcError)).map((m) => m.method);
-    for (const method of methods) counters.count(method);
+    counters.countCalls(methods);
 
     const fault = faults.take(methods);
     switch (fault?.mode) {

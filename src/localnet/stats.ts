@@ -1,18 +1,30 @@
 /** Request counters: what the benchmark and tests read to see how many RPC calls the gate made. */
+export interface CounterSnapshot {
+  httpRequests: number;
+  /** JSON-RPC calls per method, batch members counted singly. */
+  calls: Record<string, number>;
+  /** HTTP requests carrying at least one call of the method: its round trips (e.g. getMultipleAccounts rounds). */
+  requestsWith: Record<string, number>;
+}
+
 export class Counters {
   httpRequests = 0;
   calls: Record<string, number> = {};
+  requestsWith: Record<string, number> = {};
 
-  count(method: string): void {
-    this.calls[method] = (this.calls[method] ?? 0) + 1;
+  /** The methods of one HTTP request's calls (the request itself is counted when it arrives). */
+  countCalls(methods: readonly string[]): void {
+    for (const method of methods) this.calls[method] = (this.calls[method] ?? 0) + 1;
+    for (const method of new Set(methods)) this.requestsWith[method] = (this.requestsWith[method] ?? 0) + 1;
   }
 
-  snapshot(): { httpRequests: number; calls: Record<string, number> } {
-    return { httpRequests: this.httpRequests, calls: { ...this.calls } };
+  snapshot(): CounterSnapshot {
+    return { httpRequests: this.httpRequests, calls: { ...this.calls }, requestsWith: { ...this.requestsWith } };
   }
 
   reset(): void {
     this.httpRequests = 0;
     this.calls = {};
+    this.requestsWith = {};
   }
 }

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../config.js';
 import { GateError } from '../errors.js';
 import { FEATURE_NAMES, isFeatureName, type FeatureName } from '../features/names.js';
@@ -7,15 +8,18 @@ import { parseGeoPolicy } from '../geo/locate.js';
 import { policyToHeaders } from '../sdk/policy.js';
 import { policyDigest } from '../token/policy.js';
 import { policyHeadersOf } from './headers.js';
+import { buildRules } from '../rules/load.js';
+import type { Rule } from '../rules/types.js';
 import type { NamedPolicy, PolicyMode, PolicySet } from './types.js';
 
 /**
- * Reads POLICIES_FILE: `{"<feature>": {"<policy name>": {"<field>": value, …}, …}, …}` where the
+ * Reads POLICIES_FILE: `{"<feature>": {"<policy name>": {"<field>": value, …}, …}, …, "rules": {…}}` where the
  * fields are the feature's policy headers. A value may be written as the header string itself or
  * as JSON (arrays, objects, booleans, numbers), turned into the header text exactly as the SDK
  * does (policyToHeaders), so a relying party computing `policyDigest(feature, sameObject)` gets the
  * token's `pol`. Every policy is then validated by the very parsers the request headers go
- * through; any problem names the feature, the policy and the field. Throws ConfigError.
+ * through; any problem names the feature, the policy and the field. `"rules"` holds rule trees
+ * (src/rules/load.ts). Throws ConfigError.
  */
 export const MAX_POLICY_FILE_BYTES = 1024 * 1024;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -50,21 +54,31 @@ export function buildPolicySet(document: unknown, mode: PolicyMode, source: stri
   if (!isPlainObject(document)) fail('must be a JSON object of features, e.g. {"blacklist": {"launch": {…}}}');
   const byFeature = Object.fromEntries(FEATURE_NAMES.map((feature) => [feature, new Map<string, NamedPolicy>()])) as Record<FeatureName, Map<string, NamedPolicy>>;
 
-  for (const [feature, policies] of Object.entries(document as Record<string, unknown>)) {
-    if (!isFeatureName(feature)) fail(`unknown feature ${JSON.stringify(feature.slice(0, 40))}; features are ${FEATURE_NAMES.join(', ')}`);
+  const { rules: ruleDocument, ...featureDocuments } = document as Record<string, unknown>;
+  for (const [feature, policies] of Object.entries(featureDocuments)) {
+    if (!isFeatureName(feature)) fail(`unknown feature ${JSON.stringify(feature.slice(0, 40))}; the file holds features (${FEATURE_NAMES.join(', ')}) and "rules"`);
     if (!isPlainObject(policies)) fail(`${feature}: must be an object of named policies, e.g. {"launch": {…}}`);
     for (const [name, fields] of Object.entries(policies as Record<string, unknown>)) {
       const where = `${feature} policy ${JSON.stringify(name.slice(0, 70))}`;
       if (!NAME_PATTERN.test(name)) fail(`${where}: a policy name is 1–64 letters, digits, '_', '.' or '-', starting with a letter or digit`);
       if (!isPlainObject(fields)) fail(`${where}: must be an object of the feature's fields`);
-      byFeature[feature as FeatureName].set(name, namedPolicy(feature as FeatureName, name, fields as Record<string, unknown>, (why) => fail(`${where}, ${why}`)));
+      byFeature[feature as FeatureName].set(name, compilePolicy(feature as FeatureName, name, fields as Record<string, unknown>, (why) => fail(`${where}, ${why}`)));
     }
   }
 
+  // Rules after the policies: a leaf may name one of them.
+  const rules =
+    ruleDocument === undefined
+      ? new Map<string, Rule>()
+      : buildRules(ruleDocument, { policies: byFeature, compilePolicy, baseDir: dirname(resolve(source)) }, (why) => fail(why));
+  const ruleNames = [...rules.keys()].sort();
+  const rulesSuffix = ruleNames.length > 0 ? `,"rules":${JSON.stringify(ruleNames)}` : '';
+
   const names = Object.fromEntries(FEATURE_NAMES.map((feature) => [feature, [...byFeature[feature].keys()].sort()])) as Record<FeatureName, string[]>;
   const nonceBodySuffix = Object.fromEntries(
-    FEATURE_NAMES.map((feature) => [feature, `,"policyMode":${JSON.stringify(mode)},"policies":${JSON.stringify(names[feature])}`]),
+    FEATURE_NAMES.map((feature) => [feature, `,"policyMode":${JSON.stringify(mode)},"policies":${JSON.stringify(names[feature])}${rulesSuffix}`]),
   ) as Record<FeatureName, string>;
+  const ruleNonceBodySuffix = new Map(ruleNames.map((name) => [name, `,"rule":${JSON.stringify(name)}${rulesSuffix}`]));
   const listing: Record<string, Record<string, { pol: string; headers: Readonly<Record<string, string>> }>> = {};
   for (const feature of FEATURE_NAMES) {
     if (names[feature].length === 0) continue;
@@ -74,10 +88,26 @@ export function buildPolicySet(document: unknown, mode: PolicyMode, source: stri
       listing[feature][name] = { pol: policy.digest, headers: policy.headers };
     }
   }
-  return { mode, source, byFeature, names, nonceBodySuffix, listingJson: JSON.stringify({ mode, policies: listing }) };
+  const ruleListing = Object.fromEntries(ruleNames.map((name) => [name, { pol: rules.get(name)!.digest, tree: rules.get(name)!.listing }]));
+  return {
+    mode,
+    source,
+    byFeature,
+    names,
+    nonceBodySuffix,
+    rules,
+    ruleNames,
+    ruleNonceBodySuffix,
+    listingJson: JSON.stringify({ mode, policies: listing, rules: ruleListing }),
+  };
 }
 
-function namedPolicy(feature: FeatureName, name: string, fields: Record<string, unknown>, fail: (why: string) => never): NamedPolicy {
+/**
+ * A feature's fields (a named policy, or a rule's leaf) → the policy a login is checked against:
+ * the header text the SDK would send, the feature's parsed parameters and its digest. Throws
+ * through `fail`, naming the field.
+ */
+export function compilePolicy(feature: FeatureName, name: string, fields: Record<string, unknown>, fail: (why: string) => never): NamedPolicy {
   const module = FEATURES[feature];
   const allowed = policyHeadersOf(module);
   for (const [field, value] of Object.entries(fields)) {

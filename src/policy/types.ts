@@ -1,23 +1,8 @@
 import type { FeatureName } from '../features/names.js';
-import type { GeoPolicy } from '../geo/locate.js';
+import type { Rule } from '../rules/types.js';
+import type { NamedPolicy } from './named-policy.js';
 
-/**
- * Operator policies (POLICIES_FILE): per feature, named sets of the feature's policy headers,
- * fixed on the server. Everything a request needs is computed once when the file is loaded, so a
- * login under a named policy costs no more than one whose headers are the policy.
- */
-export interface NamedPolicy {
-  feature: FeatureName;
-  name: string;
-  /** The policy headers exactly as a request would carry them (lower-case name → value). */
-  headers: Readonly<Record<string, string>>;
-  /** The token's `pol` under this policy: the digest of `headers` (src/token/policy.ts). */
-  digest: string;
-  /** The feature's parsed parameters (Feature.parse of `headers`); read-only, shared by every login. */
-  params: unknown;
-  /** The geolocation policy (parseGeoPolicy of `headers`); the caller's position comes per request. */
-  geo: Omit<GeoPolicy, 'latitude' | 'longitude'>;
-}
+export type { NamedPolicy } from './named-policy.js';
 
 export type PolicyMode = 'open' | 'pinned';
 
@@ -30,6 +15,12 @@ export interface PolicySet {
   names: Readonly<Record<FeatureName, readonly string[]>>;
   /** What the nonce body adds for each feature (`,"policyMode":…,"policies":[…]`), pre-serialized. */
   nonceBodySuffix: Readonly<Record<FeatureName, string>>;
+  /** Rules by name (src/rules): whole launch conditions, served at /x404_auth/<rule>. */
+  rules: ReadonlyMap<string, Rule>;
+  /** Rule names, sorted. */
+  ruleNames: readonly string[];
+  /** What a rule's nonce body adds (`,"rule":…,"rules":[…]`), pre-serialized. */
+  ruleNonceBodySuffix: ReadonlyMap<string, string>;
   /** The body of GET /x404_policies, pre-serialized. */
   listingJson: string;
 }

@@ -23,6 +23,10 @@ export interface GateClaims {
   pnm?: string;
   /** How the wallet proved itself (X-404-Sign-Mode) when not with the challenge string: siws, offchain or memo-tx. */
   sgm?: string;
+  /** The rule signed in to (src/rules); `feature` then carries the same name. */
+  rul?: string;
+  /** A rule's leaves in tree order: 1 passed, 0 failed, - not needed, ? unread (src/rules/answer.ts). */
+  lvs?: string;
   [result: string]: unknown;
 }
 

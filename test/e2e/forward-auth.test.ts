@@ -170,9 +170,12 @@ describe('GET /x404_verify', () => {
     await expectRefusal('?feature=blacklist&policy=launch', { 'X-404-Policy': 'free' }, 'POLICY_MISMATCH');
     await expectRefusal('?policy=launch&policy=free', {}, 'POLICY_MISMATCH');
     await expectRefusal('?feature=blacklist', { 'X-404-Feature': 'tier' }, 'FEATURE_MISMATCH');
+    // A requirement the gate does not know is a 401 too, never a 400: nginx auth_request would turn a 400 into a 500.
     const unknown = await verify(auth, '?policy=vip-launch');
-    expect([unknown.status, unknown.body.error, unknown.body.header]).toEqual([400, 'INVALID_HEADER', 'X-404-Policy']);
-    expect((await verify(auth, '?feature=blacklst')).status).toBe(400);
+    expect([unknown.status, unknown.body.error]).toEqual([401, 'POLICY_MISMATCH']);
+    expect(unknown.body.message).toContain('vip-launch');
+    expect([(await verify(auth, '?feature=blacklst')).status, (await verify(auth, '?feature=blacklst')).body.error]).toEqual([401, 'FEATURE_MISMATCH']);
+    expect((await verify(auth, '?rule=launch-rule')).body.error).toBe('POLICY_MISMATCH');
   });
 
   it('also answers under /x404_verify/<guarded path> (Envoy ext_authz), taking requirements from headers only', async () => {

@@ -240,7 +240,7 @@ describe('forward auth (/x404_verify)', () => {
       ['', { Authorization: `Bearer ${expired}` }, 401, 'TOKEN_EXPIRED'],
       ['?feature=tier', bearer, 401, 'FEATURE_MISMATCH'],
       ['?policy=free', bearer, 401, 'POLICY_MISMATCH'],
-      ['?policy=nope', bearer, 400, 'INVALID_HEADER'],
+      ['?policy=nope', bearer, 401, 'POLICY_MISMATCH'],
       ['', { ...bearer, 'x-padding': 'p'.repeat(40_000) }, 431, 'HEADERS_TOO_LARGE'],
     ];
     for (const [query, headers, status, code] of refusals) {

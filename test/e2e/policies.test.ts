@@ -106,7 +106,10 @@ describe('pinned mode', () => {
     const token = (await signIn(pinned, clean.secretKey, { 'X-404-Policy': 'launch' })).body.token as string;
     expect((await get(auth(pinned), { 'x-jwt': token, 'X-404-Policy': 'launch' })).body.alreadyAuthenticated).toBe(true);
     expect((await get(auth(pinned, 'blacklist', '?policy=launch'), { 'x-jwt': token })).status).toBe(200);
-    const asDefault = await get(auth(pinned), { 'x-jwt': token });
+    // Without a name the token's own policy (pnm) is the one checked: no X-404-Policy is needed to re-authenticate.
+    const ownPolicy = await get(auth(pinned), { 'x-jwt': token });
+    expect([ownPolicy.status, ownPolicy.body.alreadyAuthenticated]).toEqual([200, true]);
+    const asDefault = await get(auth(pinned), { 'x-jwt': token, 'X-404-Policy': 'default' });
     expect([asDefault.status, asDefault.body.error]).toEqual([401, 'POLICY_MISMATCH']);
     const asFree = await get(auth(pinned), { 'x-jwt': token, 'X-404-Policy': 'free' });
     expect([asFree.status, asFree.body.error]).toEqual([401, 'POLICY_MISMATCH']);

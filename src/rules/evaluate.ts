@@ -1,0 +1,221 @@
+import type { ChainReader } from '../chain/types.js';
+import { walletHoldings, type WalletHoldings } from '../chain/wallet-holdings.js';
+import type { Config } from '../config.js';
+import { GateError } from '../errors.js';
+import { FEATURES } from '../features/registry.js';
+import type { FeatureResults, ReadCost } from '../features/types.js';
+import { checkLocation } from '../geo/locate.js';
+import { abortableChain } from './abortable-chain.js';
+import type { Rule, RuleLeaf, RuleNode } from './types.js';
+
+/**
+ * Evaluates a rule for one wallet (docs/rules.md): the fewest reads that decide the tree.
+ *
+ * Leaves run in waves by what their reads cost — wallet lists (no read), then account reads, then
+ * program scans, then history walks — and a wave starts only the leaves whose answer can still
+ * change the outcome: none under a node that is already decided (`any` with a passing child, `all`
+ * with a failing one, `atLeast` reached or out of reach). The leaves of one wave run together, so
+ * their reads share round trips (their balances come from one WalletHoldings, their account reads
+ * merge in the batcher). The moment a running leaf can no longer change the outcome it is aborted:
+ * its chain reader refuses new reads, so a history walk stops at its next page.
+ *
+ * A leaf that passes or fails by its feature's own answers (Feature.failures) is decided; any other
+ * error — the chain could not be read, a history bound was hit — leaves it unknown. A rule that
+ * cannot be decided without an unknown leaf fails closed with that leaf's error (503 for an
+ * unreadable chain); one that is decided anyway does not care.
+ */
+export interface RuleEnvironment {
+  /** The login's chain reader (it carries LOGIN_TIMEOUT_MS's deadline). */
+  chain: ChainReader;
+  config: Config;
+  now(): number;
+  /** The caller's position (X-Lat / X-Long), for leaves whose policy turns geolocation on. */
+  latitude: string | undefined;
+  longitude: string | undefined;
+  /** Evaluate every leaf, even those the outcome does not need (`x404 check`: support wants every figure). */
+  exhaustive?: boolean;
+}
+
+export type LeafState = 'passed' | 'failed' | 'unknown' | 'skipped';
+
+export interface LeafOutcome {
+  leaf: RuleLeaf;
+  /** `skipped`: the outcome was decided without it (never started, or aborted). */
+  state: LeafState;
+  /** A passing feature leaf's results (as the feature alone would answer them). */
+  results?: FeatureResults;
+  /** Why a leaf failed (its feature's answer) or is unknown (the read that did not work). */
+  error?: GateError;
+}
+
+export interface RuleOutcome {
+  passed: boolean;
+  /** One per leaf, in tree order. */
+  leaves: LeafOutcome[];
+  /** On failure: the error of the leaf that decided it (docs/rules.md, "Answers"). */
+  decidingError?: GateError;
+}
+
+const WAVES: readonly (ReadCost | 'memory')[] = ['memory', 'accounts', 'scan', 'history'];
+
+export async function evaluateRule(rule: Rule, wallet: { address: string; publicKey: Uint8Array }, environment: RuleEnvironment): Promise<RuleOutcome> {
+  const states: LeafOutcome[] = rule.leaves.map((leaf) => ({ leaf, state: 'skipped' }));
+  const exhaustive = environment.exhaustive === true;
+  const holdings = walletHoldings(environment.chain, wallet.address, { mints: rule.heldMints, tokenAccounts: rule.readsTokenAccounts }, environment.config.holdingsScope);
+  const needed = (leaf: RuleLeaf): boolean => exhaustive || undecidedAbove(rule.root, leaf, states);
+
+  for (const wave of WAVES) {
+    if (!exhaustive && valueOf(rule.root, states) !== undefined) break;
+    const runnable = rule.leaves.filter((leaf) => waveOf(leaf) === wave && needed(leaf));
+    if (runnable.length === 0) continue;
+    const running = new Map(runnable.map((leaf) => [leaf, new AbortController()]));
+    await new Promise<void>((resolve, reject) => {
+      for (const [leaf, abort] of running) {
+        const context: LeafContext = { wallet, environment, holdings, chain: abortableChain(environment.chain, abort.signal), signal: abort.signal };
+        runLeaf(leaf, context).then(
+          (outcome) => {
+            if (!running.delete(leaf)) return;
+            states[leaf.index] = outcome;
+            // Whatever can no longer change the outcome stops reading now.
+            for (const [other, otherAbort] of running) {
+              if (needed(other)) continue;
+              otherAbort.abort();
+              running.delete(other);
+            }
+            if (running.size === 0) resolve();
+          },
+          (error: unknown) => {
+            // A bug, not an answer: the login ends in 500 INTERNAL_ERROR.
+            for (const otherAbort of running.values()) otherAbort.abort();
+            running.clear();
+            reject(error);
+          },
+        );
+      }
+    });
+  }
+
+  const value = valueOf(rule.root, states);
+  if (value === true) return { passed: true, leaves: states };
+  if (value === false) return { passed: false, leaves: states, decidingError: decidingError(rule.root, states) };
+  // Undecided: a leaf it depends on could not be read. Fail closed with the first such reason, in tree order.
+  const unknown = states.find((outcome) => outcome.state === 'unknown' && undecidedAbove(rule.root, outcome.leaf, states));
+  throw unknown?.error ?? new GateError(500, 'INTERNAL_ERROR', 'The rule could not be decided; no token was issued.');
+}
+
+interface LeafContext {
+  wallet: { address: string; publicKey: Uint8Array };
+  environment: RuleEnvironment;
+  holdings: WalletHoldings;
+  chain: ChainReader;
+  signal: AbortSignal;
+}
+
+function waveOf(leaf: RuleLeaf): (typeof WAVES)[number] {
+  return leaf.kind === 'wallets' ? 'memory' : FEATURES[leaf.feature].cost;
+}
+
+async function runLeaf(leaf: RuleLeaf, context: LeafContext): Promise<LeafOutcome> {
+  if (leaf.kind === 'wallets') {
+    if (leaf.list.has(context.wallet.publicKey)) return { leaf, state: 'passed' };
+    return { leaf, state: 'failed', error: notListed(leaf.file) };
+  }
+  const module = FEATURES[leaf.feature];
+  const { environment } = context;
+  try {
+    const results = await module.check(context.wallet.address, leaf.policy.params, {
+      chain: context.chain,
+      holdings: context.holdings,
+      config: environment.config,
+      now: environment.now,
+      signal: context.signal,
+    });
+    checkLocation({ ...leaf.policy.geo, latitude: environment.latitude, longitude: environment.longitude });
+    return { leaf, state: 'passed', results };
+  } catch (error) {
+    if (context.signal.aborted) return { leaf, state: 'skipped' };
+    if (!(error instanceof GateError)) throw error;
+    const failed = error.code === 'LOCATION_DENIED' || module.failures.some(({ code }) => code === error.code);
+    return { leaf, state: failed ? 'failed' : 'unknown', error };
+  }
+}
+
+/** true / false once decided by the leaves known so far; undefined while it depends on others. */
+function valueOf(node: RuleNode, states: readonly LeafOutcome[]): boolean | undefined {
+  switch (node.kind) {
+    case 'feature':
+    case 'wallets': {
+      const state = states[node.index]!.state;
+      return state === 'passed' ? true : state === 'failed' ? false : undefined;
+    }
+    case 'not': {
+      const value = valueOf(node.child, states);
+      return value === undefined ? undefined : !value;
+    }
+    case 'all':
+    case 'any':
+    case 'atLeast': {
+      const needed = node.kind === 'all' ? node.children.length : node.kind === 'any' ? 1 : node.needed;
+      let passed = 0;
+      let open = 0;
+      for (const child of node.children) {
+        const value = valueOf(child, states);
+        if (value === true) passed++;
+        else if (value === undefined) open++;
+      }
+      if (passed >= needed) return true;
+      if (passed + open < needed) return false;
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Whether `leaf` can still change the outcome: no node on the way from the root down to it is
+ * decided (an undecided all/any/atLeast/not depends on each of its undecided children).
+ */
+function undecidedAbove(node: RuleNode, leaf: RuleLeaf, states: readonly LeafOutcome[]): boolean {
+  if (node === leaf) return true;
+  if (valueOf(node, states) !== undefined) return false;
+  const children = node.kind === 'not' ? [node.child] : node.kind === 'feature' || node.kind === 'wallets' ? [] : node.children;
+  return children.some((child) => contains(child, leaf) && undecidedAbove(child, leaf, states));
+}
+
+function contains(node: RuleNode, leaf: RuleLeaf): boolean {
+  if (node === leaf) return true;
+  if (node.kind === 'not') return contains(node.child, leaf);
+  if (node.kind === 'feature' || node.kind === 'wallets') return false;
+  return node.children.some((child) => contains(child, leaf));
+}
+
+/**
+ * The error a failed node answers with: that of the first failing child (tree order) for
+ * all/any/atLeast, so a client sees the same status and message the feature alone would give.
+ * A `not` fails because what it negates passed: a deny list that lists the wallet, or a check the
+ * wallet must not meet.
+ */
+function decidingError(node: RuleNode, states: readonly LeafOutcome[]): GateError {
+  switch (node.kind) {
+    case 'feature':
+    case 'wallets':
+      return states[node.index]!.error!;
+    case 'not':
+      return negationFailed(node.child, node.path);
+    default: {
+      const failing = node.children.find((child) => valueOf(child, states) === false)!;
+      return decidingError(failing, states);
+    }
+  }
+}
+
+function notListed(file: string): GateError {
+  return new GateError(403, 'WALLET_NOT_LISTED', `Wallet is not on the list ${file}`, { extra: { list: file } });
+}
+
+function negationFailed(negated: RuleNode, path: string): GateError {
+  if (negated.kind === 'wallets') {
+    return new GateError(403, 'WALLET_DENIED', `Wallet is on the deny list ${negated.file}`, { extra: { list: negated.file } });
+  }
+  const what = negated.kind === 'feature' ? `the ${negated.feature} check at ${negated.path}` : `the condition at ${negated.path}`;
+  return new GateError(403, 'RULE_NOT_MET', `Wallet meets ${what}, which this rule requires it not to meet (${path})`);
+}

@@ -1,0 +1,298 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoMint, demoWallet, type DemoWalletName } from '../../src/localnet/fixture.js';
+import { decodeJwt, get, getNonce, login, newWallet, publicKeyOf, signedHeaders } from '../helpers/client.js';
+import { runGateExpectingExit, startGate, testSecret, type GateProcess, type Stack, startStack } from '../helpers/gate.js';
+import { eventually } from '../helpers/launch.js';
+
+/**
+ * Rules (docs/rules.md) against the real gate and the local chain over HTTP: a launch's whole
+ * condition from one signature, each way of failing it, the fewest chain reads, headers that
+ * cannot weaken it, re-authentication while the rule is unchanged, and the start-up errors of a
+ * bad rule.
+ */
+let dir: string;
+let stack: Stack;
+let policiesFile: string;
+const address = (name: DemoWalletName): string => demoWallet(name).publicKey;
+const secret = (name: DemoWalletName): Uint8Array => demoWallet(name).secretKey;
+
+const tierBronze = { feature: 'tier', tier_config: { bronze: { mint: demoMint('tier'), amount: '100000000' } } };
+const launchRule = {
+  all: [
+    { feature: 'blacklist', policy: 'launch' },
+    { feature: 'age', min_wallet_age_days: '30' },
+    { any: [{ wallets: 'snapshot.txt' }, tierBronze] },
+    { not: { wallets: 'denied.txt' } },
+    { atLeast: 2, of: [tierBronze, { feature: 'activity', min_transactions: '5', time_period_days: '30' }, { feature: 'nodebt' }] },
+  ],
+};
+
+function policies(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    blacklist: { launch: { excluded_mints: [demoMint('banned'), demoMint('banned-t22')], max_holdings: { [demoMint('usdc')]: '1000000000' } } },
+    rules: {
+      launch: launchRule,
+      'snapshot-or-old': { any: [{ wallets: 'snapshot.txt' }, { feature: 'age', min_wallet_age_days: '30' }] },
+      holdings: {
+        all: [
+          { feature: 'blacklist', excluded_mints: [demoMint('banned')], max_holdings: {} },
+          { feature: 'tier', tier_config: { bronze: { mint: demoMint('tier'), amount: '1' } } },
+          { feature: 'multitoken', required_tokens: [{ mint: demoMint('usdc'), amount: '0' }, { mint: demoMint('bonk'), amount: '0' }], verification_mode: 'ALL' },
+        ],
+      },
+      'deny-only': { not: { wallets: 'denied.txt' } },
+      'in-france': { all: [{ feature: 'blacklist', excluded_mints: [], max_holdings: {}, geo_code: true, geo_code_locs: 'FR' }] },
+      'must-not-be-old': { not: { feature: 'age', min_wallet_age_days: '30' } },
+      ...overrides,
+    },
+  };
+}
+
+function writePolicies(content: Record<string, unknown>): void {
+  writeFileSync(policiesFile, JSON.stringify(content));
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'x404-rules-'));
+  policiesFile = join(dir, 'policies.json');
+  writeFileSync(join(dir, 'snapshot.txt'), ['# launch snapshot', address('old'), address('young'), address('banned-holder'), address('clean'), ''].join('\n'));
+  writeFileSync(join(dir, 'denied.txt'), `${address('clean')}\n`);
+  writePolicies(policies());
+  stack = await startStack({ env: { POLICIES_FILE: policiesFile } });
+}, 60_000);
+afterAll(async () => {
+  await stack?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const ruleUrl = (rule: string): string => `${stack.gateUrl}/x404_auth/${rule}`;
+
+describe('a launch rule: one signature, one token', () => {
+  it('lets a wallet that meets the whole rule in, with each leaf in the answer and the outcome in the token', async () => {
+    const result = await login(stack.gateUrl, 'launch', secret('old'));
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    expect(result.body).toMatchObject({ success: true, feature: 'launch', rule: 'launch', publicKey: address('old') });
+    const leaves = result.body.leaves as { path: string; passed: boolean | null }[];
+    expect(leaves.map((leaf) => leaf.path)).toEqual([
+      '$.all[0]',
+      '$.all[1]',
+      '$.all[2].any[0]',
+      '$.all[2].any[1]',
+      '$.all[3].not',
+      '$.all[4].of[0]',
+      '$.all[4].of[1]',
+      '$.all[4].of[2]',
+    ]);
+    expect(leaves[0]).toMatchObject({ feature: 'blacklist', policy: 'launch', passed: true });
+    expect(leaves[1]).toMatchObject({ feature: 'age', passed: true });
+    expect(leaves[2]).toMatchObject({ wallets: 'snapshot.txt', passed: true });
+    // Decided by the snapshot list: the tier leaf beside it was not needed.
+    expect(leaves[3]).toMatchObject({ feature: 'tier', passed: null });
+
+    const listing = await get(`${stack.gateUrl}/x404_policies`);
+    const claims = decodeJwt(result.body.token);
+    expect(claims).toMatchObject({ sub: address('old'), feature: 'launch', rul: 'launch', pol: listing.body.rules.launch.pol });
+    // One mark per leaf: the deny list did not list the wallet (0), which is what its `not` wants.
+    expect(claims.lvs).toHaveLength(8);
+    expect(claims.lvs.slice(0, 5)).toBe('111-0');
+  });
+
+  it('answers a failure with the status and error of the leaf that decided it, and the failed paths', async () => {
+    const banned = await login(stack.gateUrl, 'launch', secret('banned-holder'));
+    expect([banned.status, banned.body.error]).toEqual([500, 'HOLDS_BANNED_TOKEN']);
+    expect(banned.body).toMatchObject({ rule: 'launch', failed: ['$.all[0]'], mint: demoMint('banned') });
+    expect(banned.body.token).toBeUndefined();
+
+    const young = await login(stack.gateUrl, 'launch', secret('young'));
+    expect([young.status, young.body.error]).toEqual([500, 'WALLET_TOO_NEW']);
+    // The deciding leaf is the first failing child of `all`; the account leaves of the first wave were read too.
+    expect(young.body.failed).toEqual(['$.all[1]', '$.all[4].of[0]']);
+
+    // Not on the snapshot and no tier: `any` fails with its first leaf's answer.
+    const stranger = await login(stack.gateUrl, 'snapshot-or-old', newWallet());
+    expect([stranger.status, stranger.body.error]).toEqual([403, 'WALLET_NOT_LISTED']);
+    expect(stranger.body.failed).toEqual(['$.any[0]', '$.any[1]']);
+
+    const denied = await login(stack.gateUrl, 'deny-only', secret('clean'));
+    expect([denied.status, denied.body.error]).toEqual([403, 'WALLET_DENIED']);
+    expect((await login(stack.gateUrl, 'deny-only', secret('old'))).status).toBe(200);
+
+    const old = await login(stack.gateUrl, 'must-not-be-old', secret('old'));
+    expect([old.status, old.body.error]).toEqual([403, 'RULE_NOT_MET']);
+    expect((await login(stack.gateUrl, 'must-not-be-old', secret('young'))).status).toBe(200);
+  });
+
+  it('signs in with a client that builds the path and the challenge from a name, exactly as for a feature', async () => {
+    const { nonce, mechanism, result } = await getNonce(stack.gateUrl, 'launch');
+    expect(result.body).toMatchObject({ status: 'nonce_ready', rule: 'launch' });
+    expect(result.body.rules).toContain('launch');
+    // CHALLENGE::<nonce>::/x404_auth/launch::SERVICE404_LAUNCH, the same construction as any feature's.
+    const headers = signedHeaders(secret('old'), nonce, 'launch', mechanism);
+    const answer = await get(ruleUrl('launch'), headers);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    // A feature's nonce answer lists the rules too.
+    expect((await getNonce(stack.gateUrl, 'blacklist')).result.body.rules).toEqual(['deny-only', 'holdings', 'in-france', 'launch', 'must-not-be-old', 'snapshot-or-old']);
+  });
+
+  it('binds nonces to the rule: one issued for a feature or another rule is refused', async () => {
+    const forFeature = await getNonce(stack.gateUrl, 'blacklist');
+    const misused = await get(ruleUrl('launch'), signedHeaders(secret('old'), forFeature.nonce, 'launch'));
+    expect([misused.status, misused.body.error]).toEqual([401, 'INVALID_NONCE']);
+    const forRule = await getNonce(stack.gateUrl, 'launch');
+    const elsewhere = await get(ruleUrl('deny-only'), signedHeaders(secret('old'), forRule.nonce, 'deny-only'));
+    expect([elsewhere.status, elsewhere.body.error]).toEqual([401, 'INVALID_NONCE']);
+  });
+
+  it('lets no header weaken a rule: policy headers and ?policy= beside it are refused before anything is spent', async () => {
+    const { nonce } = await getNonce(stack.gateUrl, 'launch');
+    const signed = signedHeaders(secret('banned-holder'), nonce, 'launch');
+    const weaker: Record<string, string>[] = [{ excluded_mints: '[]' }, { max_holdings: '{}' }, { min_wallet_age_days: '0' }, { 'X-404-Policy': 'launch' }, { geo_code: 'false' }];
+    for (const extra of weaker) {
+      const answer = await get(ruleUrl('launch'), { ...signed, ...extra });
+      expect([answer.status, answer.body.error], JSON.stringify(extra)).toEqual([401, 'POLICY_MISMATCH']);
+    }
+    const viaQuery = await get(`${ruleUrl('launch')}?policy=free`, signed);
+    expect([viaQuery.status, viaQuery.body.error]).toEqual([401, 'POLICY_MISMATCH']);
+    // The nonce was never spent: the plain request with it still runs the rule (and fails it honestly).
+    const plain = await get(ruleUrl('launch'), signed);
+    expect([plain.status, plain.body.error]).toEqual([500, 'HOLDS_BANNED_TOKEN']);
+  });
+
+  it('reads the caller\'s position for leaves that turn geolocation on', async () => {
+    const paris = await login(stack.gateUrl, 'in-france', secret('clean'), { 'X-Lat': '48.8566', 'X-Long': '2.3522' });
+    expect(paris.status, JSON.stringify(paris.body)).toBe(200);
+    const newYork = await login(stack.gateUrl, 'in-france', secret('clean'), { 'X-Lat': '40.7128', 'X-Long': '-74.0060' });
+    expect([newYork.status, newYork.body.status]).toEqual([401, 'locdeny']);
+  });
+});
+
+describe('the fewest reads', () => {
+  it('reads nothing from the chain when a wallet list decides an `any`', async () => {
+    stack.localnet.resetStats();
+    const result = await login(stack.gateUrl, 'snapshot-or-old', secret('young'));
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    expect(stack.localnet.stats().calls).toEqual({});
+  });
+
+  it('reads the accounts of blacklist + tier + multitoken together: at most two getMultipleAccounts rounds on a cold gate', async () => {
+    const gate = await startGate({ rpcUrl: stack.localnet.url, env: { POLICIES_FILE: policiesFile } });
+    try {
+      stack.localnet.resetStats();
+      const result = await login(gate.url, 'holdings', secret('tier-gold'));
+      expect(result.status, JSON.stringify(result.body)).toBe(200);
+      const { calls, requestsWith } = stack.localnet.stats();
+      expect(Object.keys(calls)).toEqual(['getMultipleAccounts']);
+      // One round learns the mints' token programs, one reads the wallet's ATAs of all three leaves.
+      expect(requestsWith.getMultipleAccounts).toBeLessThanOrEqual(2);
+      stack.localnet.resetStats();
+      expect((await login(gate.url, 'holdings', secret('portfolio'))).body.error).toBe('INSUFFICIENT_TOKENS');
+      expect(stack.localnet.stats().requestsWith).toEqual({ getMultipleAccounts: 1 });
+    } finally {
+      await gate.stop('SIGKILL');
+    }
+  });
+
+  it('runs history leaves only while the outcome is open: a failing account leaf stops the rule before them', async () => {
+    stack.localnet.resetStats();
+    const banned = await login(stack.gateUrl, 'launch', secret('banned-holder'));
+    expect(banned.status).toBe(500);
+    const { calls } = stack.localnet.stats();
+    expect(calls.getSignaturesForAddress ?? 0).toBe(0);
+    expect(calls.getProgramAccounts ?? 0).toBe(0);
+  });
+});
+
+describe('fail closed', () => {
+  it('answers 503 when a leaf the outcome needs cannot be read, and 200 when the outcome is decided without it', async () => {
+    stack.localnet.faults.set({ mode: 'http500' });
+    try {
+      const needed = await login(stack.gateUrl, 'holdings', secret('tier-gold'));
+      expect([needed.status, needed.body.error]).toEqual([503, 'UPSTREAM_UNAVAILABLE']);
+      expect(needed.body.token).toBeUndefined();
+      const decided = await login(stack.gateUrl, 'snapshot-or-old', secret('young'));
+      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    } finally {
+      stack.localnet.faults.clear();
+    }
+  });
+});
+
+describe('re-authentication and reloads', () => {
+  it('accepts the token at the rule while the rule is unchanged; a SIGHUP that changes it sends holders back to sign in', async () => {
+    const signedIn = await login(stack.gateUrl, 'deny-only', secret('old'));
+    expect(signedIn.status).toBe(200);
+    const token = signedIn.body.token as string;
+    const again = await get(ruleUrl('deny-only'), { 'x-jwt': token });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ success: true, alreadyAuthenticated: true, feature: 'deny-only', publicKey: address('old') });
+    // The token is the rule's, not a feature's.
+    expect((await get(`${stack.gateUrl}/x404_auth/blacklist`, { 'x-jwt': token })).status).toBe(401);
+    // Policy headers beside a rule's token are refused too.
+    expect((await get(ruleUrl('deny-only'), { 'x-jwt': token, excluded_mints: '[]' })).body.error).toBe('POLICY_MISMATCH');
+
+    writeFileSync(join(dir, 'denied.txt'), `${address('clean')}\n${address('whale')}\n`);
+    stack.gate.child.kill('SIGHUP');
+    await eventually('the reloaded rule', async () => (await get(ruleUrl('deny-only'), { 'x-jwt': token })).status === 401);
+    const stale = await get(ruleUrl('deny-only'), { 'x-jwt': token });
+    expect(stale.body.error).toBe('POLICY_MISMATCH');
+    expect((await login(stack.gateUrl, 'deny-only', secret('whale'))).body.error).toBe('WALLET_DENIED');
+    writeFileSync(join(dir, 'denied.txt'), `${address('clean')}\n`);
+    stack.gate.child.kill('SIGHUP');
+    await eventually('the restored rule', async () => (await get(ruleUrl('deny-only'), { 'x-jwt': token })).status === 200);
+  });
+
+  it('keeps the loaded rules when a reload finds a bad file', async () => {
+    writePolicies(policies({ launch: { all: [{ feature: 'age', min_wallet_age_days: 'soon' }] } }));
+    stack.gate.child.kill('SIGHUP');
+    await eventually('the failed reload in the log', async () => stack.gate.output().includes('policy reload failed'));
+    expect((await login(stack.gateUrl, 'launch', secret('old'))).status).toBe(200);
+    writePolicies(policies());
+  });
+});
+
+describe('listing', () => {
+  it('lists rules in /x404_policies with their digest and tree as loaded', async () => {
+    const listing = await get(`${stack.gateUrl}/x404_policies`);
+    expect(listing.status).toBe(200);
+    const launch = listing.body.rules.launch;
+    expect(launch.pol).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(launch.tree.all[0]).toMatchObject({ feature: 'blacklist', policy: 'launch' });
+    expect(launch.tree.all[2].any[0]).toMatchObject({ wallets: 'snapshot.txt', addresses: 4 });
+    expect(launch.tree.all[4]).toMatchObject({ atLeast: 2 });
+  });
+
+  it('answers 404 for a name that is neither a feature nor a rule', async () => {
+    expect((await get(ruleUrl('no-such-rule'))).status).toBe(404);
+  });
+});
+
+describe('start-up errors name the rule, the path and the field', () => {
+  const startWith = async (content: unknown, files: Record<string, string> = {}) => {
+    const folder = mkdtempSync(join(tmpdir(), 'x404-bad-rules-'));
+    try {
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
+      writeFileSync(join(folder, 'policies.json'), JSON.stringify(content));
+      return await runGateExpectingExit({ JWT_SECRET: testSecret(), SOLANA_RPC_URL: 'http://127.0.0.1:9', POLICIES_FILE: join(folder, 'policies.json') });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  };
+
+  it.each([
+    [{ rules: { blacklist: { wallets: 'a.txt' } } }, {}, /rule "blacklist": a rule may not take a feature's name/],
+    [{ rules: { launch: { all: [{ feature: 'age', min_wallet_age_days: 'soon' }] } } }, {}, /rule "launch" at \$\.all\[0\]: age field min_wallet_age_days/],
+    [{ rules: { launch: { all: [{ feature: 'blacklist', policy: 'nope' }] } } }, {}, /rule "launch" at \$\.all\[0\]: blacklist has no policy "nope"/],
+    [{ rules: { launch: { any: [{ wallets: 'list.txt' }] } } }, { 'list.txt': `${address('old')}\nnot-an-address\n` }, /rule "launch" at \$\.any\[0\]: wallet list .*list\.txt.* line 2/],
+    [{ rules: { launch: { atLeast: 3, of: [{ wallets: 'l.txt' }] } } }, { 'l.txt': '' }, /rule "launch" at \$: "atLeast" must be a whole number from 1 to the 1 entries/],
+    [{ rules: { launch: { all: [], any: [] } } }, {}, /rule "launch" at \$: has both all and any/],
+    [{ rules: { launch: { not: { not: { not: { not: { not: { not: { not: { not: { wallets: 'l.txt' } } } } } } } } } } }, { 'l.txt': '' }, /deeper than 8 levels/],
+    [{ rules: { launch: { any: Array.from({ length: 33 }, () => ({ wallets: 'l.txt' })) } } }, { 'l.txt': '' }, /at most 32 leaves/],
+  ])('%j', async (content, files, message) => {
+    const { code, output } = await startWith(content, files);
+    expect(code).toBe(1);
+    expect(output).toMatch(message);
+  });
+});
