@@ -447,7 +447,7 @@ const schemas: JsonObject = {
       success: { const: true },
       alreadyAuthenticated: { const: true },
       publicKey: MINT,
-      feature: { type: 'string', enum: [...FEATURE_NAMES] },
+      feature: { type: 'string', description: 'The feature, or the rule\'s name at /x404_auth/<rule>.' },
       expiresAt: { type: 'string', format: 'date-time', description: 'When the token expires.' },
     },
     additionalProperties: false,

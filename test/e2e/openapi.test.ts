@@ -3,8 +3,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, openApiDocument } from '../../src/http/openapi.js';
 import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
@@ -12,6 +10,7 @@ import { blacklistPolicy, decodeJwt, get, getNonce, login, signedHeaders, type H
 import { generateKeyFile, launchPolicies } from '../helpers/launch.js';
 import { memoTransaction, memoTxHeaders, siwsFields, siwsHeaders } from '../helpers/sign-modes.js';
 import { startGate, startStack, type GateProcess, type Stack } from '../helpers/gate.js';
+import { documentCheck, pointer } from '../helpers/openapi-conformance.js';
 
 /**
  * Real answers of every route, and of every error the contract names, validated against the
@@ -20,59 +19,14 @@ import { startGate, startStack, type GateProcess, type Stack } from '../helpers/
  */
 const doc = openApiDocument as any;
 const FEATURES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age'];
-// ajv-formats is CommonJS with a default export; NodeNext sees the module object.
-const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
-
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addSchema(doc, 'openapi');
-const validators = new Map<string, ValidateFunction>();
-const pointer = (...parts: string[]): string => parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
-
-function validatorFor(ref: string): ValidateFunction {
-  let validate = validators.get(ref);
-  if (!validate) {
-    validate = ajv.compile({ $ref: `openapi#/${ref}` });
-    validators.set(ref, validate);
-  }
-  return validate;
-}
-
-function resolve(node: any): any {
-  if (node && typeof node.$ref === 'string') {
-    return node.$ref
-      .slice(2)
-      .split('/')
-      .reduce((at: any, part: string) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
-  }
-  return node;
-}
+const check = documentCheck(doc);
+const resolve = check.resolve;
 
 const seen = new Set<string>();
 
-/** Asserts `result` is a documented answer of `method path` and matches its schemas. */
+/** Asserts `result` is a documented answer of `method path`, and records which errors were seen. */
 function conforms(path: string, method: string, result: HttpResult, responseRef?: string): void {
-  const base = responseRef ?? pointer('paths', path, method, 'responses', String(result.status));
-  const response = resolve({ $ref: `#/${base}` });
-  expect(response, `${method.toUpperCase()} ${path} → ${result.status} is not documented`).toBeDefined();
-
-  const contentType = result.headers.get('content-type')?.split(';')[0]?.trim();
-  if (response.content) {
-    expect(contentType && response.content[contentType], `${path} ${result.status}: content type ${contentType}`).toBeTruthy();
-    const validate = validatorFor(`${base}/${pointer('content', contentType as string, 'schema')}`);
-    if (!validate(result.body)) {
-      throw new Error(`${method.toUpperCase()} ${path} → ${result.status} does not match the document:\n${ajv.errorsText(validate.errors)}\n${JSON.stringify(result.body)}`);
-    }
-  }
-  for (const [name, declared] of Object.entries<any>(response.headers ?? {})) {
-    const header = resolve(declared);
-    const value = result.headers.get(name);
-    if (header.required) expect(value, `${path} ${result.status}: header ${name}`).not.toBeNull();
-    if (value !== null && header.schema) {
-      const validate = ajv.compile(header.schema);
-      expect(validate(value), `${path} ${result.status}: header ${name}=${value}`).toBe(true);
-    }
-  }
+  check.conforms(path, method, result, responseRef);
   if (path.startsWith('/x404_auth/blacklist') && result.status >= 400) seen.add(`${result.status} ${result.body.error}`);
   if (path === '/x404_verify' && result.status >= 400) seenForwardAuth.add(`${result.status} ${result.body.error}`);
 }

@@ -6,6 +6,7 @@ import { demoMint, demoWallet, type DemoWalletName } from '../../src/localnet/fi
 import { decodeJwt, get, getNonce, login, newWallet, publicKeyOf, signedHeaders } from '../helpers/client.js';
 import { runGateExpectingExit, startGate, testSecret, type GateProcess, type Stack, startStack } from '../helpers/gate.js';
 import { eventually } from '../helpers/launch.js';
+import { documentCheck } from '../helpers/openapi-conformance.js';
 
 /**
  * Rules (docs/rules.md) against the real gate and the local chain over HTTP: a launch's whole
@@ -250,6 +251,47 @@ describe('re-authentication and reloads', () => {
     await eventually('the failed reload in the log', async () => stack.gate.output().includes('policy reload failed'));
     expect((await login(stack.gateUrl, 'launch', secret('old'))).status).toBe(200);
     writePolicies(policies());
+  });
+});
+
+describe('forward auth and the served document', () => {
+  it('lets a proxy require a rule (?rule= or the rule as the feature): 200 with X-404-Rule while the rule is unchanged, 401 otherwise', async () => {
+    const signedIn = await login(stack.gateUrl, 'launch', secret('old'));
+    const bearer = { Authorization: `Bearer ${signedIn.body.token}` };
+    const verify = (query: string, headers: Record<string, string> = bearer) => get(`${stack.gateUrl}/x404_verify${query}`, headers);
+
+    for (const query of ['?rule=launch', '?feature=launch', '']) {
+      const ok = await verify(query);
+      expect(ok.status, `${query} ${JSON.stringify(ok.body)}`).toBe(200);
+      expect(ok.headers.get('x-404-rule')).toBe('launch');
+      expect(ok.headers.get('x-404-wallet')).toBe(address('old'));
+    }
+    expect((await verify('', { ...bearer, 'X-404-Rule': 'launch' })).status).toBe(200);
+    // Another rule, a rule that does not exist, a feature or a policy: 401, never 400 (nginx would make a 400 a 500).
+    for (const query of ['?rule=deny-only', '?rule=nope', '?feature=blacklist', '?policy=launch', '?feature=launch&rule=deny-only']) {
+      const refused = await verify(query);
+      expect(refused.status, query).toBe(401);
+    }
+    // A feature's token does not pass where a rule is required.
+    const featureToken = (await login(stack.gateUrl, 'blacklist', secret('clean'), { excluded_mints: '[]', max_holdings: '{}', geo_code: 'false', geo_code_locs: '' })).body.token;
+    expect((await verify('?rule=launch', { Authorization: `Bearer ${featureToken}` })).body.error).toBe('POLICY_MISMATCH');
+  });
+
+  it('describes each rule in /openapi.json, and the rule\'s answers conform to it', async () => {
+    const doc = (await get(`${stack.gateUrl}/openapi.json`)).body;
+    expect(doc.paths['/x404_auth/launch'].get.summary).toContain('rule launch');
+    const errors = doc.paths['/x404_auth/launch'].get.responses;
+    expect(errors['403'].content['application/json'].schema.allOf[1].properties.error.enum).toEqual(
+      expect.arrayContaining(['EXCEEDS_MAX_HOLDING', 'WALLET_NOT_LISTED', 'WALLET_DENIED']),
+    );
+    const check = documentCheck(doc);
+    check.conforms('/x404_auth/launch', 'get', (await getNonce(stack.gateUrl, 'launch')).result);
+    const passed = await login(stack.gateUrl, 'launch', secret('old'));
+    check.conforms('/x404_auth/launch', 'get', passed);
+    check.conforms('/x404_auth/launch', 'get', await get(ruleUrl('launch'), { 'x-jwt': passed.body.token }));
+    check.conforms('/x404_auth/launch', 'get', await login(stack.gateUrl, 'launch', secret('banned-holder')));
+    check.conforms('/x404_auth/launch', 'get', await login(stack.gateUrl, 'launch', secret('young')));
+    check.conforms('/x404_policies', 'get', await get(`${stack.gateUrl}/x404_policies`));
   });
 });
 
