@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { authenticate, decodeTokenClaims, isFeature, X404Error, type AuthStep, type Feature, type PolicyFor, type SignMode } from '../sdk/index.js';
 import { EXIT, isoTime, printProgress, printResult, readKeypairFile, readPolicyOption, UsageError } from './io.js';
 
-export const LOGIN_HELP = `Usage: x404 login --url <gate> --feature <name> --keypair <file> [--policy <json|@file> | --policy-name <name>] [--sign-mode <mode>] [options]
+export const LOGIN_HELP = `Usage: x404 login --url <gate> (--feature <name> [--policy <json|@file> | --policy-name <name>] | --rule <name>) --keypair <file> [--sign-mode <mode>] [options]
 
 Signs in to a gate with a Solana keypair and prints the token (first line of stdout), then its
 decoded claims as JSON. Progress goes to stderr.
@@ -13,7 +13,9 @@ decoded claims as JSON. Progress goes to stderr.
   --policy <json>     the feature's headers as a JSON object, or @file.json
                       blacklist: {"excluded_mints":[...],"max_holdings":{"<mint>":"<amount>"}}
   --policy-name <name>  one of the gate's operator policies (GET /x404_policies)
-  --lat <n> --long <n>  your position, when the policy has "geo_code": true
+  --rule <name>       one of the gate's rules (GET /x404_policies), instead of a feature: the
+                      operator's whole condition, checked from one signature
+  --lat <n> --long <n>  your position, when the policy (or a leaf of the rule) has "geo_code": true
   --sign-mode <mode>  how the keypair proves itself: challenge (default), siws (Sign In With
                       Solana; the gate must set SIWS_DOMAINS), offchain (the Solana off-chain
                       message, as Ledger and \`solana sign-offchain-message\` sign it) or memo-tx
@@ -40,6 +42,7 @@ export async function loginCommand(argv: string[]): Promise<number> {
     options: {
       url: { type: 'string' },
       feature: { type: 'string' },
+      rule: { type: 'string' },
       keypair: { type: 'string' },
       policy: { type: 'string' },
       'policy-name': { type: 'string' },
@@ -57,12 +60,17 @@ export async function loginCommand(argv: string[]): Promise<number> {
     printResult(LOGIN_HELP);
     return EXIT.ok;
   }
-  const missing = (['url', 'feature', 'keypair'] as const).filter((name) => values[name] === undefined);
+  const missing = (['url', 'keypair'] as const).filter((name) => values[name] === undefined);
+  if (values.feature === undefined && values.rule === undefined) missing.push('feature' as never);
   if (missing.length > 0) throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')}`);
   const url = values.url as string;
   if (!/^https?:\/\//.test(url)) throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`);
-  const feature = values.feature as string;
-  if (!isFeature(feature)) throw new UsageError(`--feature must be one of blacklist, timelock, multitoken, activity, tier, nodebt, age; got "${feature}"`);
+  const rule = values.rule;
+  if (rule !== undefined && (values.feature !== undefined || values.policy !== undefined || values['policy-name'] !== undefined)) {
+    throw new UsageError('--rule is the operator\'s whole condition: it takes no --feature, --policy or --policy-name');
+  }
+  const feature = values.feature ?? '';
+  if (rule === undefined && !isFeature(feature)) throw new UsageError(`--feature must be one of blacklist, timelock, multitoken, activity, tier, nodebt, age; got "${feature}"`);
 
   const signMode = values['sign-mode'] ?? 'challenge';
   if (!(CLI_SIGN_MODES as readonly string[]).includes(signMode)) throw new UsageError(`--sign-mode must be one of ${CLI_SIGN_MODES.join(', ')}; got "${signMode}"`);
@@ -73,15 +81,17 @@ export async function loginCommand(argv: string[]): Promise<number> {
   const fullPolicy = policy === undefined && Object.keys(position).length === 0 ? undefined : { ...policy, ...position };
   const progress = values.quiet ? () => {} : printProgress;
 
-  const common = { baseUrl: url, feature: feature as Feature, signer: { secretKey }, signMode: signMode as SignMode, storage: false as const, onProgress: (step: AuthStep) => progress(`… ${STEP_TEXT[step]}`) };
-  // Either an operator policy by name (with the caller's position, if any) or the policy itself.
-  const rules =
-    policyName !== undefined
-      ? { policyName, ...(fullPolicy === undefined ? {} : { policy: fullPolicy as unknown as PolicyFor<Feature> }) }
-      : { policy: (fullPolicy ?? {}) as unknown as PolicyFor<Feature> };
+  const common = { baseUrl: url, signer: { secretKey }, signMode: signMode as SignMode, storage: false as const, onProgress: (step: AuthStep) => progress(`… ${STEP_TEXT[step]}`) };
+  // A rule (with the caller's position, if any), an operator policy by name (likewise), or the policy itself.
+  const target =
+    rule !== undefined
+      ? { rule, ...(Object.keys(position).length === 0 ? {} : { policy: position }) }
+      : policyName !== undefined
+        ? { feature: feature as Feature, policyName, ...(fullPolicy === undefined ? {} : { policy: fullPolicy as unknown as PolicyFor<Feature> }) }
+        : { feature: feature as Feature, policy: (fullPolicy ?? {}) as unknown as PolicyFor<Feature> };
 
   try {
-    const result = await authenticate({ ...common, ...rules });
+    const result = await authenticate({ ...common, ...target });
     const claims = decodeTokenClaims(result.token);
     progress(`✓ Signed in as ${result.publicKey} for ${result.feature} (${result.signMode ?? signMode}); the token expires ${isoTime(claims?.exp)}`);
     if (values.json) {

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { decodeTokenClaims, isFeature, type Feature, type PolicyFor } from '../sdk/index.js';
+import { decodeTokenClaims, isFeature, type Feature, type GateTokenClaims, type PolicyFor } from '../sdk/index.js';
 import { GateTokenError, verifyGateToken } from '../verifier/index.js';
 import { EXIT, isoTime, printProgress, printResult, readPolicyOption, readSecret, readStdin, UsageError } from './io.js';
 
-export const VERIFY_HELP = `Usage: x404 verify <token|-> [--secret-file <file> | --secret <value> | --jwks <url>] [--feature <name>] [--policy <json|@file>] [--policy-name <name>] [--wallet <address>]
+export const VERIFY_HELP = `Usage: x404 verify <token|-> [--secret-file <file> | --secret <value> | --jwks <url>] [--feature <name> | --rule <name>] [--policy <json|@file>] [--policy-name <name>] [--wallet <address>]
 
 Checks a gate token the way a backend should (signature, expiry, feature, policy) and prints its
 claims as JSON on stdout. "-" reads the token from stdin. HS256 gates: the secret defaults to
@@ -16,6 +16,8 @@ machine can see in the process list. EdDSA/ES256 gates: --jwks with the gate's k
   --feature <name>    the feature the token must be for (default: the one it claims)
   --policy <json>     the policy it must have been issued under, as given to x404 login
   --policy-name <n>   the operator policy it must have been issued under
+  --rule <name>       the gate's rule it must have been issued under (default: the one it claims)
+  --rule-pol <pol>    the rule's pol as GET /x404_policies lists it now (refuses tokens from before a change)
   --wallet <address>  the wallet it must belong to
   -q, --quiet         no verdict line on stderr`;
 
@@ -30,6 +32,8 @@ export async function verifyCommand(argv: string[]): Promise<number> {
       audience: { type: 'string' },
       'policy-name': { type: 'string' },
       feature: { type: 'string' },
+      rule: { type: 'string' },
+      'rule-pol': { type: 'string' },
       policy: { type: 'string' },
       wallet: { type: 'string' },
       quiet: { type: 'boolean', short: 'q', default: false },
@@ -48,7 +52,23 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   if (values.jwks !== undefined && !/^https?:\/\//.test(values.jwks)) throw new UsageError(`--jwks must be an http:// or https:// URL, got "${values.jwks}"`);
   const keySource = values.jwks !== undefined ? { jwks: values.jwks } : { secret: readSecret(values, process.env) };
 
-  const feature = values.feature ?? decodeTokenClaims(token)?.feature;
+  const claimed = decodeTokenClaims(token);
+  const rule = values.rule ?? (values.feature === undefined && typeof claimed?.rul === 'string' ? claimed.rul : undefined);
+  if (rule !== undefined) {
+    if (values.feature !== undefined || values.policy !== undefined || values['policy-name'] !== undefined) throw new UsageError('--rule takes no --feature, --policy or --policy-name');
+    return report(() =>
+      verifyGateToken(token, {
+        ...keySource,
+        rule,
+        ...(values['rule-pol'] !== undefined ? { rulePol: values['rule-pol'] } : {}),
+        ...(values.issuer !== undefined ? { issuer: values.issuer } : {}),
+        ...(values.audience !== undefined ? { audience: values.audience } : {}),
+        ...(values.wallet ? { wallet: values.wallet } : {}),
+      }),
+      values.quiet,
+    );
+  }
+  const feature = values.feature ?? claimed?.feature;
   if (feature === undefined) {
     printProgress('✗ Token refused: INVALID_TOKEN: it is not a gate token (no readable feature claim)');
     return EXIT.refused;
@@ -56,17 +76,27 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   if (!isFeature(feature)) throw new UsageError(`--feature must be a gate feature name, got "${feature}"`);
   const policy = values.policy === undefined ? undefined : (readPolicyOption(values.policy) as unknown as PolicyFor<Feature>);
 
+  return report(
+    () =>
+      verifyGateToken(token, {
+        ...keySource,
+        feature: feature as Feature,
+        ...(policy ? { policy } : {}),
+        ...(values['policy-name'] !== undefined ? { policyName: values['policy-name'] } : {}),
+        ...(values.issuer !== undefined ? { issuer: values.issuer } : {}),
+        ...(values.audience !== undefined ? { audience: values.audience } : {}),
+        ...(values.wallet ? { wallet: values.wallet } : {}),
+      }),
+    values.quiet,
+  );
+}
+
+/** Prints the verdict (stderr) and the claims (stdout); the exit code says which. */
+async function report(verify: () => Promise<GateTokenClaims>, quiet: boolean | undefined): Promise<number> {
   try {
-    const claims = await verifyGateToken(token, {
-      ...keySource,
-      feature: feature as Feature,
-      ...(policy ? { policy } : {}),
-      ...(values['policy-name'] !== undefined ? { policyName: values['policy-name'] } : {}),
-      ...(values.issuer !== undefined ? { issuer: values.issuer } : {}),
-      ...(values.audience !== undefined ? { audience: values.audience } : {}),
-      ...(values.wallet ? { wallet: values.wallet } : {}),
-    });
-    if (!values.quiet) printProgress(`✓ Valid ${claims.feature} token for ${claims.sub}; expires ${isoTime(claims.exp)}`);
+    const claims = await verify();
+    const what = typeof claims.rul === 'string' ? `rule ${claims.rul}` : claims.feature;
+    if (!quiet) printProgress(`✓ Valid ${what} token for ${claims.sub}; expires ${isoTime(claims.exp)}`);
     printResult(JSON.stringify(claims, null, 2));
     return EXIT.ok;
   } catch (error) {

@@ -1,21 +1,24 @@
 #!/usr/bin/env node
+import { checkCommand, CHECK_HELP } from './check.js';
 import { keysCommand, KEYS_HELP } from './keys.js';
 import { loginCommand, LOGIN_HELP } from './login.js';
 import { EXIT, printProgress, printResult, UsageError } from './io.js';
 import { verifyCommand, VERIFY_HELP } from './verify.js';
 
-const HELP = `x404: sign in to an x404 gate, check its tokens, make its keys.
+const HELP = `x404: sign in to an x404 gate, check its tokens, make its keys, ask why a rule refused a wallet.
 
 ${LOGIN_HELP}
 
 ${VERIFY_HELP}
+
+${CHECK_HELP}
 
 ${KEYS_HELP}
 
 Exit codes: 0 success; 1 the gate refused the wallet or the token is invalid; 2 usage error;
 3 the gate could not be reached, was rate limiting or could not read the chain (try again).`;
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { login: loginCommand, verify: verifyCommand, keys: keysCommand };
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { login: loginCommand, verify: verifyCommand, keys: keysCommand, check: checkCommand };
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -28,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const run = COMMANDS[command];
-  if (!run) throw new UsageError(`unknown command "${command}"; use login, verify or keys (x404 --help)`);
+  if (!run) throw new UsageError(`unknown command "${command}"; use login, verify, keys or check (x404 --help)`);
   return run(rest);
 }
 

@@ -283,6 +283,8 @@ function ruleCheck(request: AuthRequest, rule: Rule): LoginCheck {
     heldMints: rule.heldMints,
     async run(wallet, chain, { config, now }) {
       const outcome = await evaluateRule(rule, wallet, { chain, config, now, latitude: request.headers.get('x-lat'), longitude: request.headers.get('x-long') });
+      // Undecided (a leaf it needs could not be read): fail closed with that leaf's error, a 503 for an unreadable chain.
+      if (outcome.passed === undefined) throw outcome.error;
       if (!outcome.passed) throw ruleFailure(rule, outcome);
       return { pol: rule.digest, claims: ruleClaims(rule, outcome), body: ruleAnswer(rule, outcome) };
     },

@@ -58,7 +58,7 @@ const LEAF_MARK = { passed: '1', failed: '0', skipped: '-', unknown: '?' } as co
  * that counted against the wallet: one that failed, or, under a `not`, one that passed.
  */
 export function ruleFailure(rule: Rule, outcome: RuleOutcome): GateError {
-  const deciding = outcome.decidingError!;
+  const deciding = outcome.error!;
   const failed = outcome.leaves
     .filter(({ leaf, state }) => (isNegated(rule.root, leaf) ? state === 'passed' : state === 'failed'))
     .map(({ leaf }) => leaf.path);

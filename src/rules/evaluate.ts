@@ -49,11 +49,15 @@ export interface LeafOutcome {
 }
 
 export interface RuleOutcome {
-  passed: boolean;
+  /** undefined: the outcome depends on a leaf that could not be read. */
+  passed: boolean | undefined;
   /** One per leaf, in tree order. */
   leaves: LeafOutcome[];
-  /** On failure: the error of the leaf that decided it (docs/rules.md, "Answers"). */
-  decidingError?: GateError;
+  /**
+   * On failure: the error of the leaf that decided it (docs/rules.md, "Answers"). Undecided: the
+   * first reason (tree order) a leaf the outcome needs could not be read — fail closed with it.
+   */
+  error?: GateError;
 }
 
 const WAVES: readonly (ReadCost | 'memory')[] = ['memory', 'accounts', 'scan', 'history'];
@@ -97,10 +101,9 @@ export async function evaluateRule(rule: Rule, wallet: { address: string; public
 
   const value = valueOf(rule.root, states);
   if (value === true) return { passed: true, leaves: states };
-  if (value === false) return { passed: false, leaves: states, decidingError: decidingError(rule.root, states) };
-  // Undecided: a leaf it depends on could not be read. Fail closed with the first such reason, in tree order.
+  if (value === false) return { passed: false, leaves: states, error: decidingError(rule.root, states) };
   const unknown = states.find((outcome) => outcome.state === 'unknown' && undecidedAbove(rule.root, outcome.leaf, states));
-  throw unknown?.error ?? new GateError(500, 'INTERNAL_ERROR', 'The rule could not be decided; no token was issued.');
+  return { passed: undefined, leaves: states, error: unknown?.error ?? new GateError(500, 'INTERNAL_ERROR', 'The rule could not be decided; no token was issued.') };
 }
 
 interface LeafContext {
@@ -141,7 +144,7 @@ async function runLeaf(leaf: RuleLeaf, context: LeafContext): Promise<LeafOutcom
 }
 
 /** true / false once decided by the leaves known so far; undefined while it depends on others. */
-function valueOf(node: RuleNode, states: readonly LeafOutcome[]): boolean | undefined {
+export function valueOf(node: RuleNode, states: readonly LeafOutcome[]): boolean | undefined {
   switch (node.kind) {
     case 'feature':
     case 'wallets': {

@@ -9,10 +9,9 @@ import { sharedDefaultStorage, storageKey, type TokenStorage } from './storage.j
 
 export type AuthStep = 'reauthenticating' | 'requesting-nonce' | 'signing' | 'logging-in';
 
-interface AuthenticateBase<F extends Feature> {
+interface AuthenticateBase {
   /** Where the gate is served, e.g. `https://gate.example.com` (no trailing `/x404_auth`). */
   baseUrl: string;
-  feature: F;
   signer: Signer;
   /** Where tokens are kept; default localStorage in browsers, memory elsewhere. `false`: never reuse or keep a token. */
   storage?: TokenStorage | false;
@@ -31,19 +30,27 @@ interface AuthenticateBase<F extends Feature> {
 }
 
 /**
- * Which rules the wallet is checked against: `policy`, the feature's headers as an object (see
- * PolicyByFeature), or `policyName`, one of the gate's operator policies (GET /x404_policies), sent
- * as X-404-Policy; the page then sends no policy headers of its own (a pinned gate's default policy
- * is `policyName: 'default'`), only the caller's position (`lat`, `long`) when the policy needs it.
+ * What the wallet is checked against: a `feature` with `policy`, the feature's headers as an object
+ * (see PolicyByFeature), or with `policyName`, one of the gate's operator policies (GET
+ * /x404_policies), sent as X-404-Policy — the page then sends no policy headers of its own (a pinned
+ * gate's default policy is `policyName: 'default'`), only the caller's position (`lat`, `long`)
+ * when the policy needs it; or one of the gate's `rule`s (a launch's whole condition, checked from
+ * the same one signature), with at most the caller's position.
  */
-export type AuthenticateOptions<F extends Feature> = AuthenticateBase<F> &
-  ({ policy: PolicyFor<F>; policyName?: undefined } | { policyName: string; policy?: PolicyFor<F> | Pick<GeoPolicy, 'lat' | 'long'> });
+export type AuthenticateOptions<F extends Feature> = AuthenticateBase &
+  (
+    | ({ feature: F; rule?: undefined } & ({ policy: PolicyFor<F>; policyName?: undefined } | { policyName: string; policy?: PolicyFor<F> | Pick<GeoPolicy, 'lat' | 'long'> }))
+    | { rule: string; feature?: undefined; policyName?: undefined; policy?: Pick<GeoPolicy, 'lat' | 'long'> }
+  );
 
 export interface AuthResult {
   token: string;
   /** The wallet, base58. */
   publicKey: string;
-  feature: Feature;
+  /** The feature signed in to, or the rule's name (the gate answers a rule under `feature` too). */
+  feature: string;
+  /** The rule signed in to, when it was one. */
+  rule?: string;
   /** true when a stored token was accepted and nothing was signed. */
   alreadyAuthenticated: boolean;
   /** The gate's whole success body, including feature results such as `tier`. */
@@ -61,14 +68,25 @@ const MECHANISM_HEADER = 'x-404-mechanism';
  * X404Error whose `code` is the gate's (docs/api.md) or NONCE_ERROR / SIGNING_ERROR (docs/api.md §7).
  */
 export async function authenticate<F extends Feature>(options: AuthenticateOptions<F>): Promise<AuthResult> {
-  const { feature, signal, onProgress } = options;
-  if (!isFeature(feature)) throw new TypeError(`feature must be one of blacklist, timelock, multitoken, activity, tier, nodebt, age; got "${String(feature)}"`);
+  const { signal, onProgress } = options;
+  const rule = options.rule;
+  if (rule !== undefined && !RULE_NAME.test(rule)) throw new TypeError(`rule must be a rule's name (letters, digits, '_', '.', '-'); got "${String(rule)}"`);
+  if (rule === undefined && !isFeature(options.feature)) {
+    throw new TypeError(`feature must be one of blacklist, timelock, multitoken, activity, tier, nodebt, age; got "${String(options.feature)}"`);
+  }
+  // A rule is served like a feature: its name takes the feature's place in the path and the challenge.
+  const feature: string = rule ?? (options.feature as F);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const endpoint = `${baseUrl}${featurePath(feature)}`;
   const fetchImpl: Fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const storage = options.storage === false ? undefined : (options.storage ?? sharedDefaultStorage());
-  // Under an operator policy nothing is filled in for the page: what it sends must be the policy's.
-  const headers = options.policy === undefined && options.policyName !== undefined ? { policy: {}, location: {} } : policyToHeaders(feature, options.policy, { defaults: options.policyName === undefined });
+  // Under an operator policy or a rule nothing is filled in for the page: what it sends must be the operator's.
+  const headers =
+    rule !== undefined
+      ? { policy: {}, location: policyToHeaders('age', { lat: options.policy?.lat, long: options.policy?.long }).location }
+      : options.policy === undefined && options.policyName !== undefined
+        ? { policy: {}, location: {} }
+        : policyToHeaders(options.feature as F, options.policy, { defaults: options.policyName === undefined });
   const selection: Record<string, string> = options.policyName === undefined ? {} : { 'x-404-policy': options.policyName };
 
   let signer: ResolvedSigner;
@@ -130,8 +148,11 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
   // It is kept under the account that signed (a wallet's signIn may answer for another than the connected one).
   const signedAs = proof['x-404-addr'] as string;
   await Promise.resolve(storage?.set(signedAs === signer.address ? key : storageKey(baseUrl, feature, signedAs), body.token)).catch(() => undefined);
-  return { token: body.token, publicKey: signedAs, feature, alreadyAuthenticated: false, body, signMode: mode };
+  return { token: body.token, publicKey: signedAs, feature, ...(rule === undefined ? {} : { rule }), alreadyAuthenticated: false, body, signMode: mode };
 }
+
+/** A rule's name: what POLICIES_FILE allows (it is part of a path and of the challenge). */
+const RULE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /**
  * docs/api.md §6: a stored token sent as x-jwt with the policy headers answers 200 while it is valid
@@ -141,7 +162,7 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
 async function reauthenticate(
   fetchImpl: Fetch,
   endpoint: string,
-  feature: Feature,
+  feature: string,
   wallet: string,
   policyHeaders: Record<string, string>,
   storage: TokenStorage,
@@ -172,7 +193,8 @@ async function reauthenticate(
   }
   const body = response.body;
   if (response.status === 200 && body?.success === true && body.alreadyAuthenticated === true && body.publicKey === wallet) {
-    return { token, publicKey: wallet, feature, alreadyAuthenticated: true, body, signMode: claims.sgm ?? 'challenge' };
+    const rule = typeof claims.rul === 'string' ? { rule: claims.rul } : {};
+    return { token, publicKey: wallet, feature, ...rule, alreadyAuthenticated: true, body, signMode: claims.sgm ?? 'challenge' };
   }
   if (response.status === 401 || response.status === 200) {
     await forget();

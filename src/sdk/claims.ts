@@ -19,6 +19,10 @@ export interface GateTokenClaims {
   pnm?: string;
   /** How the wallet proved itself, when not with the challenge string: `siws`, `offchain` or `memo-tx`. */
   sgm?: ConcreteSignMode;
+  /** The gate operator's rule the token was issued under (`feature` carries the same name). */
+  rul?: string;
+  /** A rule's leaves in tree order: `1` passed, `0` failed, `-` not needed, `?` could not be read. */
+  lvs?: string;
   /** The gate's JWT_ISSUER / JWT_AUDIENCE, when set (always `iss` with EdDSA/ES256 tokens). */
   iss?: string;
   aud?: string | string[];

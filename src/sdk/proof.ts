@@ -1,7 +1,6 @@
 import bs58 from 'bs58';
 import { defaultOffchainMessage } from '../sign-modes/offchain-message.js';
 import { buildChallenge } from './challenge.js';
-import type { Feature } from './policy.js';
 import { unsignedMemoTransaction, type ResolvedSigner, type SignInInput } from './signer.js';
 
 /**
@@ -55,7 +54,8 @@ function capabilities(signer: ResolvedSigner): string {
 export interface ProofInput {
   mode: ConcreteSignMode;
   signer: ResolvedSigner;
-  feature: Feature;
+  /** The feature, or the rule's name, whose path and constant the challenge carries. */
+  feature: string;
   nonce: string;
   mechanism: string;
   offer: GateSignInOffer;

@@ -34,22 +34,44 @@ export type GateKeySource =
       secret?: undefined;
     };
 
-export type VerifyGateTokenOptions<F extends Feature> = GateKeySource & {
-  /** The feature the token must have been issued for. */
-  feature: F;
+interface VerifyCommon {
   /** The token's `iss` must be this (the gate's JWT_ISSUER); recommended with `jwks`. */
   issuer?: string;
   /** The token's `aud` must include this (the gate's JWT_AUDIENCE). */
   audience?: string;
-  /** When given, the token must have been issued under exactly this policy (the object the page passed to `authenticate`). */
-  policy?: PolicyFor<F>;
-  /** When given, the token must have been issued under this operator policy of the gate (its `pnm`). */
-  policyName?: string;
   /** When given, the token must belong to this wallet (base58). */
   wallet?: string;
   /** Seconds of clock skew tolerated on `exp`/`iat`; default 0. */
   clockToleranceSeconds?: number;
-};
+}
+
+/** What the token must have been issued for: a feature (under a policy, when given), or one of the gate's rules. */
+export type VerifyGateTokenOptions<F extends Feature> = GateKeySource &
+  VerifyCommon &
+  (
+    | {
+        /** The feature the token must have been issued for. */
+        feature: F;
+        rule?: undefined;
+        /** When given, the token must have been issued under exactly this policy (the object the page passed to `authenticate`). */
+        policy?: PolicyFor<F>;
+        /** When given, the token must have been issued under this operator policy of the gate (its `pnm`). */
+        policyName?: string;
+        rulePol?: undefined;
+      }
+    | {
+        /** The gate's rule the token must have been issued under (its `rul`). */
+        rule: string;
+        feature?: undefined;
+        policy?: undefined;
+        policyName?: undefined;
+        /**
+         * When given, the rule's `pol` as the gate lists it now (GET /x404_policies, `rules.<name>.pol`):
+         * a token issued before the rule changed is refused.
+         */
+        rulePol?: string;
+      }
+  );
 
 /** One remote key set per URL, so its cache is shared by every call (jose refetches it on its own). */
 const remoteSets = new Map<string, JWTVerifyGetKey>();
@@ -95,12 +117,16 @@ function algorithmsOf(set: JSONWebKeySet): string[] {
 /**
  * Verify a token issued by the gate: the signature (HS256 with `secret`, or EdDSA/ES256 with the
  * gate's `jwks`; the allowed algorithms follow from the key, never from the token, so `alg: none`
- * and algorithm confusion cannot pass), expiry, `iss`/`aud` when asked, then `feature`, the policy
- * (`pol` for `policy`, `pnm` for `policyName`) and the wallet. Resolves the claims or rejects with
+ * and algorithm confusion cannot pass), expiry, `iss`/`aud` when asked, then `feature` or `rule`, the
+ * policy (`pol` for `policy`, `pnm` for `policyName`, `pol` for `rulePol`) and the wallet. Resolves the claims or rejects with
  * GateTokenError. Runs in Node and on edge runtimes (jose, WebCrypto, fetch).
  */
 export async function verifyGateToken<F extends Feature>(token: string, options: VerifyGateTokenOptions<F>): Promise<GateTokenClaims> {
-  if (!isFeature(options.feature)) throw new TypeError(`feature must be a gate feature name, got "${String(options.feature)}"`);
+  if (options.rule !== undefined) {
+    if (typeof options.rule !== 'string' || options.rule === '') throw new TypeError('rule must be the name of one of the gate\'s rules');
+  } else if (!isFeature(options.feature)) {
+    throw new TypeError(`feature must be a gate feature name, got "${String(options.feature)}"`);
+  }
   const { key, algorithms, remote } = keyFor(options);
 
   let claims: GateTokenClaims;
@@ -122,18 +148,26 @@ export async function verifyGateToken<F extends Feature>(token: string, options:
     throw new GateTokenError('INVALID_TOKEN', `The token is not a valid gate token: ${(error as Error).message}`, { cause: error });
   }
 
-  if (claims.feature !== options.feature) {
-    throw new GateTokenError('FEATURE_MISMATCH', `The token is for feature "${String(claims.feature)}", not "${options.feature}"`);
+  const expected = options.rule ?? options.feature;
+  if (claims.feature !== expected) {
+    throw new GateTokenError('FEATURE_MISMATCH', `The token is for ${typeof claims.rul === 'string' ? 'rule' : 'feature'} "${String(claims.feature)}", not "${expected}"`);
   }
   if (options.wallet !== undefined && claims.sub !== options.wallet) {
     throw new GateTokenError('WALLET_MISMATCH', `The token belongs to wallet ${String(claims.sub)}, not ${options.wallet}`);
+  }
+  if (options.rule !== undefined) {
+    if (claims.rul !== options.rule) throw new GateTokenError('POLICY_MISMATCH', `The token was not issued under rule "${options.rule}"`);
+    if (options.rulePol !== undefined && claims.pol !== options.rulePol) {
+      throw new GateTokenError('POLICY_MISMATCH', `The token was issued under rule "${options.rule}" as it was before it changed; the wallet must sign in again`);
+    }
+    return claims;
   }
   if (options.policyName !== undefined && claims.pnm !== options.policyName) {
     throw new GateTokenError('POLICY_MISMATCH', `The token was issued under ${typeof claims.pnm === 'string' ? `policy "${claims.pnm}"` : 'no named policy'}, not "${options.policyName}"`);
   }
   if (options.policy !== undefined) {
-    const expected = await policyDigest(options.feature, options.policy);
-    if (claims.pol !== expected) {
+    const digest = await policyDigest(options.feature, options.policy);
+    if (claims.pol !== digest) {
       throw new GateTokenError('POLICY_MISMATCH', 'The token was issued under a different policy than the one given');
     }
   }

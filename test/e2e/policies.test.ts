@@ -116,6 +116,19 @@ describe('pinned mode', () => {
   });
 });
 
+describe('pinned mode: a token names its policy', () => {
+  it('re-authenticates and passes forward auth without X-404-Policy, also where the feature has no default policy', async () => {
+    const signedIn = await signIn(pinned, demoWallet('tier-gold').secretKey, { 'X-404-Policy': 'vip' }, '', 'tier');
+    expect(signedIn.status, JSON.stringify(signedIn.body)).toBe(200);
+    const token = signedIn.body.token as string;
+    // tier has no "default" policy: a login without a name is 400, but the token's own policy is known.
+    const reauth = await get(auth(pinned, 'tier'), { 'x-jwt': token });
+    expect([reauth.status, reauth.body.alreadyAuthenticated]).toEqual([200, true]);
+    const proxied = await get(`${pinned.url}/x404_verify?feature=tier`, { Authorization: `Bearer ${token}` });
+    expect([proxied.status, proxied.headers.get('x-404-policy')]).toEqual([200, 'vip']);
+  });
+});
+
 describe('SIGHUP', () => {
   it('reloads the file atomically: a changed policy invalidates its tokens, a bad file keeps the old set', async () => {
     const before = (await get(`${pinned.url}/x404_policies`)).body;

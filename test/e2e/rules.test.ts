@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoMint, demoWallet, type DemoWalletName } from '../../src/localnet/fixture.js';
 import { decodeJwt, get, getNonce, login, newWallet, publicKeyOf, signedHeaders } from '../helpers/client.js';
 import { runGateExpectingExit, startGate, testSecret, type GateProcess, type Stack, startStack } from '../helpers/gate.js';
-import { eventually } from '../helpers/launch.js';
+import { authenticate, memoryStorage, resolveSigner } from '../../src/sdk/index.js';
+import { verifyGateToken } from '../../src/verifier/index.js';
+import { eventually, x404 } from '../helpers/launch.js';
 import { documentCheck } from '../helpers/openapi-conformance.js';
 
 /**
@@ -292,6 +294,78 @@ describe('forward auth and the served document', () => {
     check.conforms('/x404_auth/launch', 'get', await login(stack.gateUrl, 'launch', secret('banned-holder')));
     check.conforms('/x404_auth/launch', 'get', await login(stack.gateUrl, 'launch', secret('young')));
     check.conforms('/x404_policies', 'get', await get(`${stack.gateUrl}/x404_policies`));
+  });
+});
+
+describe('the SDK, the verifier and the CLI', () => {
+  it('signs in to a rule with authenticate({ rule }), reuses the stored token, and the verifier checks rul and pol', async () => {
+    const storage = memoryStorage();
+    const signed: number[] = [];
+    const keypair = await resolveSigner({ secretKey: secret('old') });
+    const wallet = {
+      publicKey: { toBase58: () => keypair.address },
+      async signMessage(message: Uint8Array) {
+        signed.push(message.length);
+        return { signature: await keypair.sign!(message) };
+      },
+    };
+    const first = await authenticate({ baseUrl: stack.gateUrl, rule: 'launch', signer: wallet, storage });
+    expect(first).toMatchObject({ feature: 'launch', rule: 'launch', publicKey: address('old'), alreadyAuthenticated: false });
+    const again = await authenticate({ baseUrl: stack.gateUrl, rule: 'launch', signer: wallet, storage });
+    expect(again).toMatchObject({ rule: 'launch', alreadyAuthenticated: true, token: first.token });
+    expect(signed).toHaveLength(1);
+
+    const rulePol = (await get(`${stack.gateUrl}/x404_policies`)).body.rules.launch.pol as string;
+    const claims = await verifyGateToken(first.token, { secret: stack.jwtSecret, rule: 'launch', rulePol, wallet: address('old') });
+    expect(claims).toMatchObject({ rul: 'launch', feature: 'launch', pol: rulePol });
+    await expect(verifyGateToken(first.token, { secret: stack.jwtSecret, rule: 'deny-only' })).rejects.toMatchObject({ code: 'FEATURE_MISMATCH' });
+    await expect(verifyGateToken(first.token, { secret: stack.jwtSecret, rule: 'launch', rulePol: 'an-older-pol' })).rejects.toMatchObject({ code: 'POLICY_MISMATCH' });
+    await expect(verifyGateToken(first.token, { secret: stack.jwtSecret, feature: 'blacklist' })).rejects.toMatchObject({ code: 'FEATURE_MISMATCH' });
+
+    const refused = authenticate({ baseUrl: stack.gateUrl, rule: 'launch', signer: { secretKey: secret('banned-holder') }, storage: false });
+    await expect(refused).rejects.toMatchObject({ code: 'HOLDS_BANNED_TOKEN', status: 500 });
+  });
+
+  it('x404 login --rule and x404 verify (the rule taken from the token)', async () => {
+    const keypair = join(dir, 'old.json');
+    writeFileSync(keypair, JSON.stringify([...secret('old')]));
+    const login = await x404(['login', '--url', stack.gateUrl, '--rule', 'launch', '--keypair', keypair, '-q']);
+    expect(login.code, login.stderr).toBe(0);
+    const token = login.stdout.split('\n')[0]!;
+    expect(decodeJwt(token)).toMatchObject({ rul: 'launch', sub: address('old') });
+    const verified = await x404(['verify', token, '--secret', stack.jwtSecret]);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stderr).toContain('Valid rule launch token');
+    expect((await x404(['verify', token, '--secret', stack.jwtSecret, '--rule', 'deny-only'])).code).toBe(1);
+    expect((await x404(['login', '--url', stack.gateUrl, '--rule', 'launch', '--feature', 'blacklist', '--keypair', keypair])).code).toBe(2);
+  });
+
+  it('x404 check prints the whole tree with every leaf\'s outcome and figures, and exits by the verdict', async () => {
+    const env = { POLICIES_FILE: policiesFile, SOLANA_RPC_URL: stack.localnet.url };
+    const young = await x404(['check', '--rule', 'launch', '--wallet', address('young')], { env });
+    expect(young.code, young.stderr).toBe(1);
+    expect(young.stdout).toMatch(/✗ rule launch .* refused with 500 WALLET_TOO_NEW/);
+    expect(young.stdout).toMatch(/✗ \$\.all\[1\]\s+age: failed — WALLET_TOO_NEW/);
+    expect(young.stdout).toMatch(/walletAgeDays: 2/);
+    // Exhaustive: the leaves a sign-in would skip are evaluated too.
+    expect(young.stdout).toMatch(/\$\.all\[2\]\.any\[1\]\s+tier: failed/);
+    expect(young.stdout).toMatch(/✓ \$\.all\[4\]\.of\[2\]\s+nodebt: passed/);
+
+    const old = await x404(['check', '--rule', 'launch', '--wallet', address('old'), '--json'], { env });
+    expect(old.code, old.stderr).toBe(0);
+    const report = JSON.parse(old.stdout);
+    expect(report).toMatchObject({ rule: 'launch', wallet: address('old'), passed: true });
+    expect(report.leaves.every((leaf: { state: string }) => leaf.state !== 'skipped')).toBe(true);
+
+    stack.localnet.faults.set({ mode: 'http500' });
+    try {
+      const unread = await x404(['check', '--rule', 'holdings', '--wallet', address('old')], { env: { ...env, RPC_RETRIES: '0' } });
+      expect(unread.code).toBe(3);
+      expect(unread.stdout).toMatch(/undecided — 503 UPSTREAM_UNAVAILABLE/);
+    } finally {
+      stack.localnet.faults.clear();
+    }
+    expect((await x404(['check', '--rule', 'nope', '--wallet', address('old')], { env })).code).toBe(2);
   });
 });
 
