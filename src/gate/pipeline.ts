@@ -25,12 +25,12 @@ import type { Metrics } from '../metrics/metrics.js';
 import { boundLogin, type LoginRun } from './login-deadline.js';
 
 /**
- * Everything `GET /x404_auth/{feature}` does, in contract order (docs/api.md §2–§6):
- * classify → parse headers and resolve the policy → accept nonce → read the proof of the sign mode →
- * verify signature → spend nonce → feature checks → geolocation → sign token → respond. Each step
- * is a named function below; the HTTP layer only reads the request and writes what this returns. A login runs under
- * LOGIN_TIMEOUT_MS (login-deadline.ts): its chain reads carry the deadline, and past it the answer
- * is a 503.
+ * Everything `GET /x404_auth/{feature}` (or `/x404_auth/{rule}`) does, in contract order (docs/api.md §2–§6):
+ * classify → parse headers and resolve the policy (or take the rule) → accept nonce → read the proof
+ * of the sign mode → verify signature → spend nonce → the feature's checks and geolocation (or the
+ * rule's tree, src/rules) → sign token → respond. Each step is a named function below; the HTTP layer
+ * only reads the request and writes what this returns. A login runs under LOGIN_TIMEOUT_MS
+ * (login-deadline.ts): its chain reads carry the deadline, and past it the answer is a 503.
  */
 export interface GateDependencies {
   config: Config;
