@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { createChainReader } from './chain/reader.js';
 import type { Config } from './config.js';
 import { buildOpenApiDocument } from './http/openapi.js';
-import { startServer, type GateServer } from './http/server.js';
+import { startServer, type ExtraRoute, type GateServer } from './http/server.js';
 import { Metrics } from './metrics/metrics.js';
 import { NonceCodec } from './nonce/codec.js';
 import { MemoryNonceStore } from './nonce/memory-store.js';
@@ -63,7 +63,15 @@ function keySummary(tokens: TokenService): Record<string, unknown> {
   return { jwtAlg: tokens.alg, kids: (JSON.parse(tokens.jwks) as { keys: { kid: string }[] }).keys.map((key) => key.kid) };
 }
 
-export async function startGate(config: Config, logger: Logger): Promise<RunningGate> {
+export interface GateOptions {
+  /**
+   * More GET routes by exact path: the watch page of `npm run dev` (src/watch). Only src/dev.ts
+   * passes them; `npm start` (src/main.ts) never does, so a deployed gate answers `/` with 404.
+   */
+  devRoutes?: Record<string, ExtraRoute>;
+}
+
+export async function startGate(config: Config, logger: Logger, options: GateOptions = {}): Promise<RunningGate> {
   const now = Date.now;
   // The files first: a bad one stops start-up (ConfigError) before anything is opened.
   const tokens = await loadTokens(config, now);
@@ -123,6 +131,7 @@ export async function startGate(config: Config, logger: Logger): Promise<Running
       hooks: {
         onResponse: (route, status, startedAtNs) => metrics.onResponse(route, status, startedAtNs),
         routes: {
+          ...options.devRoutes,
           '/metrics': async () => ({ body: await metrics.render(), contentType: metrics.contentType }),
           '/openapi.json': async () => ({ body: openApiJson, contentType: 'application/json; charset=utf-8' }),
         },

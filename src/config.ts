@@ -5,7 +5,7 @@ import { CHAIN_ID as SIWS_CHAIN_ID, isSiwsStatement } from './sign-modes/siws.js
 
 /**
  * Every setting of the gate, read and validated once at start-up (docs/api.md §1 plus the project's
- * own knobs, each documented in the README with its default). An invalid value throws ConfigError
+ * own knobs, each documented in docs/configuration.md with its default). An invalid value throws ConfigError
  * naming the variable; main() prints it and exits 1.
  */
 export interface Config {

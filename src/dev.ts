@@ -4,28 +4,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGate } from './app.js';
 import { loadConfig } from './config.js';
-import { demoMint, demoWallet } from './localnet/fixture.js';
+import { demoWallet } from './localnet/fixture.js';
 import { startLocalnet } from './localnet/server.js';
 import { createLogger } from './log.js';
 import { authenticate, memoryStorage } from './sdk/index.js';
+import { DEMO_POLICIES } from './watch/demo.js';
+import { watchRoutes } from './watch/routes.js';
+
+/** How many JSON-RPC calls the embedded local chain keeps for the watch page. */
+const RECORDED_CALLS = 2_000;
 
 /**
  * `npm run dev`: the local chain with its demo wallets, and the gate pointed at it with a freshly
- * generated development secret. Then it signs a demo wallet in, so the whole flow is visible.
+ * generated development secret, serving the watch page at `/` (src/watch; never in `npm start`).
+ * Then it signs a demo wallet in, so the whole flow is visible.
  */
 async function dev(): Promise<void> {
-  const localnet = await startLocalnet({ port: Number(process.env.LOCALNET_PORT ?? 8899), host: '127.0.0.1' });
+  const localnet = await startLocalnet({ port: Number(process.env.LOCALNET_PORT ?? 8899), host: '127.0.0.1', recordCalls: RECORDED_CALLS });
   const jwtSecret = randomBytes(48).toString('base64url');
+  const embeddedChain = process.env.SOLANA_RPC_URL === undefined;
   const config = loadConfig({
     LOG_LEVEL: 'warn',
     ...process.env,
     JWT_SECRET: process.env.JWT_SECRET ?? jwtSecret,
     SOLANA_RPC_URL: process.env.SOLANA_RPC_URL ?? localnet.url,
   });
-  const gate = await startGate(config, createLogger(config.logLevel));
+  const devRoutes = watchRoutes({ rpcUrl: config.rpcUrls.join(','), ...(embeddedChain ? { chainCalls: (since: number) => localnet.calls(since) } : {}) });
+  const gate = await startGate(config, createLogger(config.logLevel), { devRoutes });
   const base = `http://127.0.0.1:${gate.port}`;
 
-  const policy = { excluded_mints: [demoMint('banned')], max_holdings: { [demoMint('usdc')]: '1000000000' }, geo_code: false, geo_code_locs: '' };
+  const policy = DEMO_POLICIES.blacklist;
   const clean = demoWallet('clean');
   const result = await authenticate({ baseUrl: base, feature: 'blacklist', policy, signer: { secretKey: clean.secretKey }, storage: memoryStorage() });
 
@@ -39,6 +47,8 @@ async function dev(): Promise<void> {
     `JWT_SECRET is a random development secret for this run only.`,
     '',
     `Demo: wallet "clean" (${clean.publicKey}) signed in to blacklist → HTTP 200, token ${result.token.slice(0, 24)}…`,
+    '',
+    `Watch a sign-in step by step: open ${base}/ in a browser.`,
     '',
     'Try it yourself:',
     `  curl -i ${base}/health`,

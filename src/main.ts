@@ -2,7 +2,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { startGate } from './app.js';
 import { createLogger } from './log.js';
 
-/** `npm start`: the gate, configured from the environment (README: Configuration). */
+/** `npm start`: the gate, configured from the environment (docs/configuration.md). */
 async function main(): Promise<void> {
   let config: Config;
   try {

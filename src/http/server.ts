@@ -19,8 +19,8 @@ import { writeResponse } from './respond.js';
 export interface ServerHooks {
   /** Called once per answered request (metrics). */
   onResponse?(route: string, status: number, startedAtNs: bigint): void;
-  /** Extra GET routes answered as-is (e.g. /metrics, /openapi.json). */
-  routes?: Record<string, () => Promise<RawBody>>;
+  /** Extra GET routes answered as-is (e.g. /metrics, /openapi.json), by exact path. */
+  routes?: Record<string, ExtraRoute>;
   health?(): Promise<Record<string, unknown>>;
 }
 
@@ -31,11 +31,13 @@ export interface GateServer {
 }
 
 export const SERVICE_NAME = 'x404-gate';
-interface RawBody {
+export interface RawBody {
   body: string;
   contentType: string;
   headers?: Record<string, string>;
 }
+/** An extra GET route: gets the request's query string (without `?`), answers 200 with the body. */
+export type ExtraRoute = (request: { query: string }) => Promise<RawBody>;
 /** A pipeline response, or a body written as it is (metrics, documents) under `raw`. */
 type Answer = GateResponse & { raw?: RawBody };
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -47,7 +49,8 @@ const JWKS_PATH = '/.well-known/jwks.json';
 /**
  * Relying parties and proxies may cache the key set this long. A new key is published (added
  * second in JWT_PRIVATE_KEYS_FILE) at least this long before it signs, so every cache knows it by
- * then (README: Asymmetric tokens and key rotation); jose's remote key sets also refetch on an unknown kid.
+ * then (docs/launch-operations.md: Asymmetric tokens and key rotation); jose's remote key sets
+ * also refetch on an unknown kid.
  */
 export const JWKS_MAX_AGE_SECONDS = 300;
 const JWKS_HEADERS = { 'Cache-Control': `public, max-age=${JWKS_MAX_AGE_SECONDS}` };
@@ -191,7 +194,8 @@ export async function startServer(
     if (extra) {
       state.route = path;
       if (method !== 'GET') return serve(res, state, () => methodNotAllowed(method));
-      return serve(res, state, async () => ({ status: 200, body: {}, raw: await extra() }));
+      const query = req.getQuery() ?? '';
+      return serve(res, state, async () => ({ status: 200, body: {}, raw: await extra({ query }) }));
     }
     return serve(res, state, () => notFound(path));
   });

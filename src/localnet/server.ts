@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { handleAdmin, ADMIN_PREFIX } from './admin.js';
+import { CallLog, summarizeAnswer, type RecordedCall } from './call-log.js';
 import { FaultInjector, type FaultSpec } from './faults.js';
 import { buildDemoState } from './fixture.js';
 import { callMethod } from './rpc.js';
@@ -23,6 +24,8 @@ export interface LocalnetHandle {
   /** Calls counted per method, batch members counted individually. Admin routes are not counted. */
   stats(): CounterSnapshot;
   resetStats(): void;
+  /** The calls answered after `seq` (call-log.ts); none are kept unless started with `recordCalls`. */
+  calls(since?: number): { last: number; calls: RecordedCall[] };
   close(): Promise<void>;
 }
 
@@ -33,6 +36,8 @@ export interface LocalnetOptions {
   state?: ChainState;
   /** Reference time (ms) for the default fixture's blockTimes; defaults to Date.now(). */
   now?: number;
+  /** Keep the last this many calls with their params (the watch page of `npm run dev`); default 0, none. */
+  recordCalls?: number;
 }
 
 /** The validator's JSON-RPC body limit. */
@@ -134,6 +139,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const state = options.state ?? buildDemoState(options.now === undefined ? {} : { now: options.now });
   const faults = new FaultInjector();
   const counters = new Counters();
+  const callLog = options.recordCalls ? new CallLog(options.recordCalls) : undefined;
   /** Responses held open by the `timeout` fault, ended on close. */
   const held = new Set<ServerResponse>();
 
@@ -158,6 +164,14 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     counters.countCalls(methods);
 
     const fault = faults.take(methods);
+    const httpRequest = counters.httpRequests;
+    const record = (answerOf: (member: RpcRequest, index: number) => string): void => {
+      if (!callLog) return;
+      members.forEach((member, index) => {
+        if (!(member instanceof RpcError)) callLog.record(httpRequest, member.method, member.params, answerOf(member, index));
+      });
+    };
+    if (fault?.mode === 'http500' || fault?.mode === 'http429' || fault?.mode === 'timeout') record(() => `no answer: ${fault.mode} (fault)`);
     switch (fault?.mode) {
       case 'http500':
         send(res, 500, 'Internal Server Error', { 'content-type': 'text/plain' });
@@ -171,6 +185,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         return;
     }
     const answers = members.map((member) => answer(state, member, fault));
+    record((member, index) => (fault?.mode === 'malformed' ? 'a malformed reply (fault)' : summarizeAnswer(member.method, answers[index]!)));
     let reply = isBatch ? `[${answers.join(',')}]` : answers[0]!;
     if (fault?.mode === 'malformed' && fault.variant !== 'no-value') reply = reply.slice(0, Math.max(1, Math.floor(reply.length / 2)));
     send(res, 200, reply);
@@ -218,6 +233,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     faults,
     stats: () => counters.snapshot(),
     resetStats: () => counters.reset(),
+    calls: (since = 0) => callLog?.since(since) ?? { last: 0, calls: [] },
     close: () =>
       new Promise<void>((resolve, reject) => {
         for (const res of held) res.destroy();

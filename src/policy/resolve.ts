@@ -6,7 +6,7 @@ import { policyHeadersOf } from './headers.js';
 import { DEFAULT_POLICY, POLICY_HEADER, type NamedPolicy, type PolicySet } from './types.js';
 
 /**
- * Which operator policy a request is under (README: Operator policies):
+ * Which operator policy a request is under (docs/launch-operations.md: Operator policies):
  * - a name in `X-404-Policy` or `?policy=` selects that policy of the feature (unknown → 400
  *   INVALID_HEADER naming it);
  * - without a name, POLICY_MODE=open leaves the request's own headers as the policy (undefined is

@@ -10,7 +10,7 @@ import { memoTransactionMessage, serializeSignedTransaction } from '../sign-mode
  *   resolves to the signature or `{ signature }`; `signIn(input)` is Sign In With Solana
  *   (wallet-standard `solana:signIn`, wallet-adapter's `signIn`); `signTransaction(bytes)` takes a
  *   serialized transaction and resolves to it signed (wrap an adapter's
- *   `signTransaction(VersionedTransaction)` as the README shows); `hardware: true` says the wallet
+ *   `signTransaction(VersionedTransaction)` as docs/sign-modes.md shows); `hardware: true` says the wallet
  *   cannot sign arbitrary text (Ledger), so `signMode: 'auto'` sends a memo transaction;
  * - a wallet-standard wallet: `{ wallet, account? }`, its features (`solana:signIn`,
  *   `solana:signMessage`, `solana:signTransaction`) used as above;

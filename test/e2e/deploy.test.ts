@@ -6,13 +6,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoWallet } from '../../src/localnet/fixture.js';
 import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { fencedBlocks } from '../helpers/docs.js';
 import { testSecret } from '../helpers/gate.js';
 
 /**
- * What an operator does on a new machine, as the README says it: clone, `npm ci`, `npm start`, and
- * `npx x404` from the checkout — on a fresh clone of this repository's HEAD, so a build step that
- * only `npm test` or `npm run dev` performs would show here. And the systemd unit the README
- * documents, checked by `systemd-analyze verify` with its paths pointed at this checkout.
+ * What an operator does on a new machine, as the README and docs/deploying.md say it: clone,
+ * `npm ci`, `npm start`, and `npx x404` from the checkout — on a fresh clone of this repository's
+ * HEAD, so a build step that only `npm test` or `npm run dev` performs would show here. And the
+ * systemd unit docs/deploying.md documents, checked by `systemd-analyze verify` with its paths
+ * pointed at this checkout.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -101,11 +103,10 @@ describe('a fresh clone', () => {
   }, 60_000);
 });
 
-describe('the README systemd unit', () => {
+describe('the systemd unit of docs/deploying.md', () => {
   it('passes systemd-analyze verify', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const unit = /^```ini x404-systemd\n([\s\S]*?)^```$/m.exec(readme)?.[1];
-    expect(unit, 'README has an ```ini x404-systemd block').toBeDefined();
+    const unit = fencedBlocks().find((block) => block.lang === 'ini' && block.tag === 'x404-systemd')?.code;
+    expect(unit, 'the docs have an ```ini x404-systemd block').toBeDefined();
     expect(spawnSync('systemd-analyze', ['--version']).status, 'systemd-analyze is installed').toBe(0);
     const dir = mkdtempSync(join(tmpdir(), 'x404-unit-'));
     try {

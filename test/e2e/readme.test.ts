@@ -1,40 +1,45 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { demoWallet } from '../../src/localnet/fixture.js';
 import { authenticate, resolveSigner } from '../../src/sdk/index.js';
+import { anchorsOf, docFiles, relativeLinks, ROOT, runnableBlocks, type FencedBlock } from '../helpers/docs.js';
 import { startStack, type Stack } from '../helpers/gate.js';
 import { eventually } from '../helpers/launch.js';
 import { freePort, startNginx } from '../helpers/nginx.js';
 import { bundleSdkForBrowser, launchBrowser, servePages, type Browser, type PageServer } from './browser-harness.js';
 
 /**
- * The README's examples, run as written against a real gate. Blocks fenced as
+ * The examples of README.md and docs/*.md, run as written against a real gate, wherever they
+ * live. Blocks fenced as
  * ```ts x404-example browser  → a page module: a #sign-in button, a #status line, and a test wallet
  *                               at window.phantom.solana (demo wallet "clean");
  * ```ts x404-example backend  → a module whose default export's fetch(Request) gets real tokens;
- * ```sh x404-example          → bash, with `x404` on PATH and ~/.config/solana/id.json the demo wallet.
+ * ```ts x404-example node     → a Node script (x404-gate/sdk from dist/) signing in as demo wallet "clean";
+ * ```sh x404-example          → bash, with `x404` on PATH and ~/.config/solana/id.json the demo wallet;
+ * ```sh x404-example tour     → bash, with `npx x404` working and /tmp/x404-demo-clean.json the demo
+ *                               wallet, as after `npm run dev`.
  * Placeholder gate URLs (https://gate.example.com, http://localhost:3000) become the test gate's.
- * "Running a launch": ```sh x404-example launch-setup, launch-gate (run in the background; `npm start`
- * starts the built gate, mainnet's URL becomes the local chain's), ```nginx x404-example launch-nginx
- * (run by Debian's nginx on a free port, in front of a small mint API on another) and
- * ```sh x404-example launch-try (localhost:8080 becomes that nginx).
+ * "Running a launch" (docs/launch-operations.md): ```sh x404-example launch-setup, launch-gate (run in
+ * the background; `npm start` starts the built gate, mainnet's URL becomes the local chain's),
+ * ```nginx x404-example launch-nginx (run by Debian's nginx on a free port, in front of a small mint
+ * API on another) and ```sh x404-example launch-try (localhost:8080 becomes that nginx).
+ * Every block fenced x404-example must be of a kind run here, and every relative link and anchor of
+ * those pages must resolve.
  */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const README = process.env.X404_README_PATH ?? join(ROOT, 'README.md');
 const DIST = (path: string): string => pathToFileURL(join(ROOT, 'dist/src', path)).href;
+const RUN_KINDS = ['browser', 'backend', 'node', '', 'tour', 'launch-setup', 'launch-gate', 'launch-nginx', 'launch-try'];
+/** Where `npm run dev` writes the demo wallet's keypair, as the docs say. */
+const DEV_KEYPAIR = '/tmp/x404-demo-clean.json';
+const CLEAN = demoWallet('clean').publicKey;
 
-interface Example {
-  lang: string;
-  kind: string;
-  code: string;
-}
+type Example = FencedBlock;
 
 /** bash running `code` in `cwd`; resolves its exit code and output. */
 function runBash(code: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -47,12 +52,27 @@ function runBash(code: string, cwd: string, env: Record<string, string>): Promis
   });
 }
 
-function examples(): Example[] {
-  const found: Example[] = [];
-  for (const match of readFileSync(README, 'utf8').matchAll(/^```(\w+) x404-example ?([\w-]*)\n([\s\S]*?)^```$/gm)) {
-    found.push({ lang: match[1] as string, kind: match[2] as string, code: match[3] as string });
-  }
-  return found;
+function runNode(file: string, cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file], { cwd, env: { PATH: process.env.PATH ?? '' } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (exit) => resolve({ code: exit, output }));
+  });
+}
+
+const examples = (): Example[] => runnableBlocks();
+
+/** A directory with `x404` (and `npx x404`) on PATH, running the built CLI. */
+function cliBin(dir: string): string {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'x404'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist/src/cli/x404.js')}" "$@"\n`);
+  writeFileSync(join(bin, 'npx'), `#!/bin/sh\n[ "$1" = x404 ] && shift && exec "${join(bin, 'x404')}" "$@"\necho "npx shim: only npx x404" >&2; exit 2\n`);
+  chmodSync(join(bin, 'x404'), 0o755);
+  chmodSync(join(bin, 'npx'), 0o755);
+  return bin;
 }
 
 let stack: Stack;
@@ -69,11 +89,18 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('README examples', () => {
+describe('the examples of README.md and docs/', () => {
   const all = examples();
 
-  it('has an example for each audience', () => {
-    expect(all.map((example) => `${example.lang} ${example.kind}`.trim()).sort()).toEqual(expect.arrayContaining(['sh', 'ts backend', 'ts browser']));
+  it('has an example for each audience, and the README its five-minute tour', () => {
+    expect(all.map((example) => `${example.lang} ${example.kind}`.trim()).sort()).toEqual(expect.arrayContaining(['sh', 'ts backend', 'ts browser', 'ts node']));
+    const readme = all.filter((example) => example.file === 'README.md').map((example) => `${example.lang} ${example.kind}`);
+    expect(readme).toEqual(expect.arrayContaining(['sh tour', 'ts node']));
+  });
+
+  it('runs every block fenced x404-example: each is of a kind a test here runs', () => {
+    const unknown = all.filter((example) => !RUN_KINDS.includes(example.kind)).map((example) => `${example.file}: \`\`\`${example.lang} x404-example ${example.kind}`);
+    expect(unknown).toEqual([]);
   });
 
   describe('web page and backend', () => {
@@ -126,8 +153,8 @@ describe('README examples', () => {
 
     it('the page example signs a wallet in, and the backend example accepts its token', async () => {
       const backendExample = all.find((example) => example.kind === 'backend');
-      expect(page, 'README has a ```ts x404-example browser block').toBeDefined();
-      expect(backendExample, 'README has a ```ts x404-example backend block').toBeDefined();
+      expect(page, 'the docs have a ```ts x404-example browser block').toBeDefined();
+      expect(backendExample, 'the docs have a ```ts x404-example backend block').toBeDefined();
 
       await page.goto(pages.url);
       await page.click('#sign-in');
@@ -161,50 +188,92 @@ describe('README examples', () => {
     const shellExamples = all.filter((example) => example.lang === 'sh' && example.kind === '');
     expect(shellExamples.length).toBeGreaterThan(0);
     const home = join(work, 'home');
-    const bin = join(work, 'bin');
     mkdirSync(join(home, '.config/solana'), { recursive: true });
-    mkdirSync(bin, { recursive: true });
     writeFileSync(join(home, '.config/solana/id.json'), JSON.stringify([...demoWallet('clean').secretKey]));
     writeFileSync(join(work, 'jwt-secret'), `${stack.jwtSecret}\n`);
-    writeFileSync(join(bin, 'x404'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist/src/cli/x404.js')}" "$@"\n`);
-    chmodSync(join(bin, 'x404'), 0o755);
+    const bin = cliBin(work);
 
     for (const example of shellExamples) {
-      const run = await new Promise<{ code: number | null; output: string }>((resolve) => {
-        const child = spawn('bash', ['-euo', 'pipefail', '-c', withGate(example.code)], {
-          cwd: work,
-          env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home },
-        });
-        let output = '';
-        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        child.on('exit', (code) => resolve({ code, output }));
-      });
-      expect(run.code, run.output).toBe(0);
-      expect(run.output).toContain(`Valid blacklist token for ${demoWallet('clean').publicKey}`);
+      const run = await runBash(withGate(example.code), work, { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home });
+      expect(run.code, `${example.file}\n${run.output}`).toBe(0);
+      expect(run.output).toContain(`Valid blacklist token for ${CLEAN}`);
+    }
+  });
+
+  it('the tour of the README runs as written after npm run dev: a nonce with curl, a sign-in with the SDK and with npx x404', async () => {
+    const dir = join(work, 'tour');
+    mkdirSync(dir, { recursive: true });
+    const keypair = join(dir, 'x404-demo-clean.json');
+    writeFileSync(keypair, JSON.stringify([...demoWallet('clean').secretKey]));
+    const bin = cliBin(dir);
+    const asAfterDev = (code: string): string => withGate(code).replaceAll(DEV_KEYPAIR, keypair);
+
+    const tour = all.filter((example) => example.kind === 'tour');
+    expect(tour.length).toBeGreaterThan(0);
+    let output = '';
+    for (const example of tour) {
+      const run = await runBash(asAfterDev(example.code), dir, { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: dir });
+      expect(run.code, `${example.file}\n${run.output}`).toBe(0);
+      output += run.output;
+    }
+    expect(output).toMatch(/^x-404-nonce: [a-z0-9]{61}\r?$/im);
+    expect(output).toContain('"status":"nonce_ready"');
+    expect(output).toMatch(new RegExp(`"sub": "${CLEAN}"`));
+
+    const scripts = all.filter((example) => example.kind === 'node');
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [index, example] of scripts.entries()) {
+      const file = join(dir, `script-${index}.mjs`);
+      writeFileSync(file, toJs(asAfterDev(example.code)).replaceAll("'x404-gate/sdk'", `'${DIST('sdk/index.js')}'`));
+      const run = await runNode(file, dir);
+      expect(run.code, `${example.file}\n${run.output}`).toBe(0);
+      expect(run.output).toMatch(new RegExp(`^${CLEAN} signed in: [\\w-]+\\.[\\w-]+\\.[\\w-]+$`, 'm'));
     }
   });
 });
 
-describe('Running a launch (README)', () => {
+describe('links of README.md and docs/', () => {
+  it('every relative link names a file of the repository, and every #anchor a heading of its page', () => {
+    const broken: string[] = [];
+    for (const file of docFiles()) {
+      const text = readFileSync(file, 'utf8');
+      for (const link of relativeLinks(text)) {
+        const [path = '', anchor] = link.split('#');
+        const target = path === '' ? file : resolve(dirname(file), decodeURIComponent(path));
+        const where = `${relative(ROOT, file)} → ${link}`;
+        if (relative(ROOT, target).startsWith('..')) broken.push(`${where}: outside the repository`);
+        else if (!existsSync(target)) broken.push(`${where}: no such file`);
+        else if (anchor !== undefined && !(target.endsWith('.md') && anchorsOf(readFileSync(target, 'utf8')).has(anchor))) broken.push(`${where}: no such heading`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('the README is a front page (at most 200 lines) that links every page of docs/', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(200);
+    const linked = new Set(relativeLinks(readme).map((link) => link.split('#')[0]));
+    const pages = docFiles().slice(1).map((file) => relative(ROOT, file));
+    expect(pages.filter((page) => !linked.has(page))).toEqual([]);
+  });
+});
+
+describe('Running a launch (docs/launch-operations.md)', () => {
   it('the setup, gate, nginx and try-it blocks run as written: only the signed-in wallet reaches the mint API', async () => {
     const all = examples();
     const block = (kind: string): string => {
       const found = all.find((example) => example.kind === kind);
-      expect(found, `README has a x404-example ${kind} block`).toBeDefined();
+      expect(found, `the docs have a x404-example ${kind} block`).toBeDefined();
       return found!.code;
     };
     const dir = join(work, 'launch');
     const home = join(dir, 'home');
-    const bin = join(dir, 'bin');
     mkdirSync(join(home, '.config/solana'), { recursive: true });
-    mkdirSync(bin, { recursive: true });
     mkdirSync(join(dir, 'nginx'), { recursive: true });
     writeFileSync(join(home, '.config/solana/id.json'), JSON.stringify([...demoWallet('clean').secretKey]));
-    writeFileSync(join(bin, 'x404'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist/src/cli/x404.js')}" "$@"\n`);
+    const bin = cliBin(dir);
     // `npm start` in a checkout is `node dist/src/main.js`; this directory is not a checkout.
     writeFileSync(join(bin, 'npm'), `#!/bin/sh\n[ "$1" = start ] && exec "${process.execPath}" "${join(ROOT, 'dist/src/main.js')}"\necho "npm shim: only npm start" >&2; exit 2\n`);
-    chmodSync(join(bin, 'x404'), 0o755);
     chmodSync(join(bin, 'npm'), 0o755);
     const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home };
 
@@ -228,8 +297,8 @@ describe('Running a launch (README)', () => {
       gate = spawn('bash', ['-euo', 'pipefail', '-c', gateScript], { cwd: dir, env: { ...env, PORT: String(gatePort), HOST: '127.0.0.1' }, detached: true });
       gate.stdout?.on('data', (chunk: Buffer) => (gateOutput += chunk.toString()));
       gate.stderr?.on('data', (chunk: Buffer) => (gateOutput += chunk.toString()));
-      await eventually('the README gate to answer /health', async () => {
-        if (gate?.exitCode !== null) throw new Error(`the README gate exited:\n${gateOutput}`);
+      await eventually('the documented gate to answer /health', async () => {
+        if (gate?.exitCode !== null) throw new Error(`the documented gate exited:\n${gateOutput}`);
         return fetch(`http://127.0.0.1:${gatePort}/health`).then((response) => response.ok, () => false);
       }, 20_000);
 

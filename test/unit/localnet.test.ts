@@ -384,3 +384,38 @@ describe('admin routes', () => {
     expect(res.status).toBe(400);
   });
 });
+
+describe('call log (recordCalls, for the watch page of npm run dev)', () => {
+  it('keeps the last calls with their params, batch members under one HTTP request, and what each answer said', async () => {
+    const recording = await startLocalnet({ port: 0, recordCalls: 3 });
+    try {
+      const post = (body: unknown) => fetch(recording.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      await post({ jsonrpc: '2.0', id: 1, method: 'getSlot' });
+      await post([
+        { jsonrpc: '2.0', id: 2, method: 'getMultipleAccounts', params: [[wallet('clean'), wallet('empty')], { encoding: 'base64' }] },
+        { jsonrpc: '2.0', id: 3, method: 'getAccountInfo', params: [wallet('empty')] },
+      ]);
+      recording.faults.set({ mode: 'http500', count: 1 });
+      await post({ jsonrpc: '2.0', id: 4, method: 'getBalance', params: [wallet('clean')] });
+
+      const { last, calls } = recording.calls(1);
+      expect(last).toBe(4);
+      expect(calls.map(({ seq, httpRequest, method, answer }) => ({ seq, httpRequest, method, answer }))).toEqual([
+        { seq: 2, httpRequest: 2, method: 'getMultipleAccounts', answer: '1 of 2 accounts exist' },
+        { seq: 3, httpRequest: 2, method: 'getAccountInfo', answer: 'not found' },
+        { seq: 4, httpRequest: 3, method: 'getBalance', answer: 'no answer: http500 (fault)' },
+      ]);
+      expect(calls[0]!.params).toEqual([[wallet('clean'), wallet('empty')], { encoding: 'base64' }]);
+      // Capacity 3: the first call is gone; a later mark gives only what came after it.
+      expect(recording.calls(0).calls.map((call) => call.seq)).toEqual([2, 3, 4]);
+      expect(recording.calls(4).calls).toEqual([]);
+    } finally {
+      await recording.close();
+    }
+  });
+
+  it('is off by default', async () => {
+    await rpc('getSlot');
+    expect(chain.calls(0)).toEqual({ last: 0, calls: [] });
+  });
+});

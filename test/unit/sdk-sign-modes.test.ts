@@ -557,7 +557,7 @@ describe('resolveSigner: wallet-adapter style wallets', () => {
 describe('types: what wallets hand out fits the SDK without casts', () => {
   // A web page gets wallets from @wallet-standard/app's getWallets(): `Wallet`, whose accounts'
   // publicKey is a ReadonlyUint8Array, and signIn outputs are SolanaSignInOutput. Both must be
-  // accepted as they are (README: `signer: { wallet: phantom }`); this is checked by
+  // accepted as they are (docs/sign-modes.md: `signer: { wallet: phantom }`); this is checked by
   // `npm run typecheck` (tsc), the runtime part by vitest.
   it('a wallet-standard Wallet passes as { wallet } and a SolanaSignInOutput as a SignInOutput', async () => {
     const account = { address: ADDRESS, publicKey: KEYPAIR.publicKey.toBytes(), chains: ['solana:mainnet'] as const, features: ['solana:signMessage'] as const };

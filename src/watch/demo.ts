@@ -1,0 +1,84 @@
+import { deriveAssociatedTokenAddressText } from '../chain/ata.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../chain/programs.js';
+import { KAMINO_LEND_PROGRAM_ID } from '../lending/kamino.js';
+import { MARGINFI_PROGRAM_ID } from '../lending/marginfi.js';
+import { SAVE_PROGRAM_ID } from '../lending/save.js';
+import { DEMO_MINTS, DEMO_WALLETS, demoMint, demoWallet, type DemoMintName, type DemoWalletName } from '../localnet/fixture.js';
+import type { Feature, PolicyByFeature } from '../sdk/policy.js';
+
+/**
+ * What the watch page offers for the local chain's demo state (src/localnet/fixture.ts): a policy
+ * per feature written with the demo mints, and for each a wallet that passes and one that fails.
+ * Development only: the wallets' secret keys are public test keys (demoWallet(name)).
+ */
+const usdc = demoMint('usdc');
+const tokens = (amount: number, decimals: number): string => (BigInt(amount) * 10n ** BigInt(decimals)).toString();
+
+export const DEMO_POLICIES: { [F in Feature]: PolicyByFeature[F] } = {
+  blacklist: {
+    excluded_mints: [demoMint('banned'), demoMint('banned-t22')],
+    max_holdings: { [usdc]: tokens(1_000, 6) },
+    geo_code: false,
+    geo_code_locs: '',
+  },
+  timelock: { required_mint: demoMint('lock'), mint_amount: tokens(1_000, 6), min_hold_duration_days: '30' },
+  multitoken: {
+    required_tokens: [
+      { mint: usdc, amount: tokens(100, 6) },
+      { mint: demoMint('bonk'), amount: tokens(1_000_000, 5) },
+    ],
+    verification_mode: 'ALL',
+  },
+  activity: { min_transactions: '10', time_period_days: '30' },
+  tier: {
+    tier_config: {
+      bronze: { mint: demoMint('tier'), amount: tokens(100, 6) },
+      silver: { mint: demoMint('tier'), amount: tokens(1_000, 6) },
+      gold: { mint: demoMint('tier'), amount: tokens(10_000, 6) },
+    },
+  },
+  nodebt: { check_protocols: [], max_debt_allowed: '0' },
+  age: { min_wallet_age_days: '180' },
+};
+
+/** Wallets to try with each feature's policy above: the first passes, the others fail. */
+export const DEMO_TRIES: Record<Feature, { passes: DemoWalletName; fails: DemoWalletName[] }> = {
+  blacklist: { passes: 'clean', fails: ['banned-holder', 'whale'] },
+  timelock: { passes: 'lock-steady', fails: ['lock-rebought', 'lock-new'] },
+  multitoken: { passes: 'portfolio', fails: ['clean'] },
+  activity: { passes: 'active', fails: ['quiet'] },
+  tier: { passes: 'tier-gold', fails: ['clean'] },
+  nodebt: { passes: 'no-debt', fails: ['debtor-save', 'multi-debtor'] },
+  age: { passes: 'old', fails: ['young'] },
+};
+
+export interface DemoCatalogue {
+  wallets: { name: string; about: string; publicKey: string; secretKey: number[] }[];
+  policies: typeof DEMO_POLICIES;
+  tries: typeof DEMO_TRIES;
+  /** Names for the addresses a login reads: wallets, mints, their associated token accounts, programs. */
+  labels: Record<string, string>;
+}
+
+export function demoCatalogue(): DemoCatalogue {
+  const names = Object.keys(DEMO_WALLETS) as DemoWalletName[];
+  const mints = Object.keys(DEMO_MINTS) as DemoMintName[];
+  const labels: Record<string, string> = {
+    [TOKEN_PROGRAM_ID]: 'Token program',
+    [TOKEN_2022_PROGRAM_ID]: 'Token-2022 program',
+    [KAMINO_LEND_PROGRAM_ID]: 'Kamino Lend program',
+    [SAVE_PROGRAM_ID]: 'Save (Solend) program',
+    [MARGINFI_PROGRAM_ID]: 'MarginFi v2 program',
+  };
+  for (const mint of mints) labels[demoMint(mint)] = `mint ${mint}`;
+  const wallets = names.map((name) => {
+    const { publicKey, secretKey } = demoWallet(name);
+    labels[publicKey] = `wallet ${name}`;
+    for (const mint of mints) {
+      const program = DEMO_MINTS[mint].program === 'token2022' ? TOKEN_2022_PROGRAM_ID : TOKEN_PROGRAM_ID;
+      labels[deriveAssociatedTokenAddressText({ owner: publicKey, mint: demoMint(mint), program })] = `${name}'s ${mint} account (ATA)`;
+    }
+    return { name, about: DEMO_WALLETS[name].replaceAll('`', ''), publicKey, secretKey: [...secretKey] };
+  });
+  return { wallets, policies: DEMO_POLICIES, tries: DEMO_TRIES, labels };
+}

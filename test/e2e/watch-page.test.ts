@@ -1,0 +1,183 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createPublicKey, verify } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeBase58 } from '../../src/lib/base58.js';
+import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
+import { startStack } from '../helpers/gate.js';
+import { launchBrowser, type Browser } from './browser-harness.js';
+
+/**
+ * The watch page of `npm run dev` (docs/architecture.md), driven in chromium: the real dev entry
+ * (dist/src/dev.js) with its embedded local chain, a demo wallet and a feature picked on the page,
+ * and each step's content checked the way a viewer reads it. Screenshots go to
+ * test-results/watch-page/ (git-ignored). A gate started as `npm start` has no such page.
+ */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SHOTS = join(ROOT, 'test-results', 'watch-page');
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+let dev: ChildProcess;
+let policiesDir: string;
+let devOutput = '';
+let base: string;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  // An operator policy beside the features (POLICY_MODE stays open): the page offers it too.
+  policiesDir = mkdtempSync(join(tmpdir(), 'x404-watch-'));
+  writeFileSync(join(policiesDir, 'policies.json'), JSON.stringify({ blacklist: { launch: { excluded_mints: [demoMint('banned')], max_holdings: {}, geo_code: false } } }));
+  dev = spawn(process.execPath, [join(ROOT, 'dist/src/dev.js')], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOCALNET_PORT: '0', LOG_LEVEL: 'warn', WORKER_THREADS: '1', POLICIES_FILE: join(policiesDir, 'policies.json') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm run dev did not print the watch page's address:\n${devOutput}`)), 30_000);
+    const read = (chunk: Buffer): void => {
+      devOutput += chunk.toString();
+      const match = /open (http:\/\/127\.0\.0\.1:\d+)\/ in a browser/.exec(devOutput);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    };
+    dev.stdout?.on('data', read);
+    dev.stderr?.on('data', read);
+    dev.once('exit', (code) => reject(new Error(`npm run dev exited with ${code}:\n${devOutput}`)));
+  });
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(`${base}/`);
+  await page.waitForSelector('#sign-in:not([disabled])', { timeout: 15_000 });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (dev && dev.exitCode === null) {
+    const exited = new Promise((resolve) => dev.once('exit', resolve));
+    dev.kill('SIGTERM');
+    await exited;
+  }
+  if (policiesDir) rmSync(policiesDir, { recursive: true, force: true });
+});
+
+/** Picks the target and wallet, signs in, and waits until the page has shown the outcome. */
+async function watchSignIn(target: string, wallet: string): Promise<void> {
+  await page.selectOption('#target', { label: target });
+  await page.selectOption('#wallet', wallet);
+  await page.click('#sign-in');
+  await page
+    .waitForFunction(() => {
+      const token = document.querySelector('.step[data-step="token"]') as HTMLElement | null;
+      const decision = document.querySelector('.step[data-step="decision"]') as HTMLElement | null;
+      return token?.dataset.state === 'done' || decision?.dataset.state === 'failed';
+    }, undefined, { timeout: 20_000 })
+    .catch(async () => {
+      throw new Error(`the page did not finish: notice ${JSON.stringify(await page.textContent('#notice'))}; page errors: ${pageErrors.join('; ') || 'none'}`);
+    });
+}
+
+const stepState = (step: string): Promise<string | null> => page.getAttribute(`.step[data-step="${step}"]`, 'data-state');
+const text = async (selector: string): Promise<string> => (await page.textContent(selector)) ?? '';
+const json = async (selector: string): Promise<any> => JSON.parse(await text(selector));
+
+describe('the watch page of npm run dev, in chromium', () => {
+  it('shows each step of a blacklist sign-in: nonce, challenge, signature, chain reads, decision, token', async () => {
+    const wallet = demoWallet('clean').publicKey;
+    await watchSignIn('blacklist', 'clean');
+
+    expect(await stepState('nonce')).toBe('done');
+    expect(await text('.step[data-step="nonce"] .summary')).toContain('HTTP 200');
+    const nonce = await text('.step[data-step="nonce"] code.nonce');
+    expect(nonce).toMatch(/^[a-z0-9]{61}$/);
+
+    const challenge = await page.getAttribute('pre.challenge', 'data-value');
+    expect(challenge).toBe(`CHALLENGE::${nonce}::/x404_auth/blacklist::SERVICE404_BLACKLIST`);
+    expect(await text('pre.challenge')).toBe(challenge);
+
+    // The signature shown verifies with node:crypto (not the page's @noble/ed25519).
+    const signature = decodeBase58(await text('pre.signature')) as Uint8Array;
+    expect(signature).toHaveLength(64);
+    const publicKey = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, decodeBase58(wallet) as Uint8Array]), format: 'der', type: 'spki' });
+    expect(verify(null, Buffer.from(challenge!, 'utf8'), publicKey, signature)).toBe(true);
+    expect(await text('.step[data-step="signature"] .summary')).toContain(`Verified in this page against ${wallet}`);
+
+    // The chain reads of this login: the wallet's token accounts for the excluded and capped mints.
+    expect(await stepState('chain')).toBe('done');
+    const methods = await page.$$eval('.step[data-step="chain"] tr[data-method]', (rows) => rows.map((row) => row.getAttribute('data-method')));
+    expect(methods).toContain('getMultipleAccounts');
+    const reads = await text('.step[data-step="chain"] tbody');
+    expect(reads).toContain("clean's banned account (ATA)");
+    expect(reads).toContain("clean's usdc account (ATA)");
+
+    expect(await stepState('decision')).toBe('done');
+    expect(await text('.step[data-step="decision"] .summary')).toContain('HTTP 200');
+    const sent = await text('.step[data-step="decision"] table');
+    expect(sent).toContain(`x-404-addr${wallet}`);
+    expect(sent).toContain(`x-404-nonce${nonce}`);
+    expect(sent).toContain(`excluded_mints["${demoMint('banned')}"`);
+    const answer = await json('pre.response');
+    expect(answer).toMatchObject({ success: true, publicKey: wallet, feature: 'blacklist', token: expect.any(String) });
+
+    expect(await stepState('token')).toBe('done');
+    expect(await json('pre.token-header')).toMatchObject({ alg: 'HS256', typ: 'JWT' });
+    expect(await json('pre.token-claims')).toMatchObject({ sub: wallet, feature: 'blacklist', pol: expect.any(String), exp: expect.any(Number) });
+    expect(pageErrors).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'blacklist-clean-200.png'), fullPage: true });
+  });
+
+  it('shows a refused wallet as a client sees it: 500 HOLDS_BANNED_TOKEN, and no token', async () => {
+    await watchSignIn('blacklist', 'banned-holder');
+
+    expect(await stepState('signature')).toBe('done');
+    expect(await stepState('decision')).toBe('failed');
+    expect(await text('.step[data-step="decision"] .summary')).toContain('HTTP 500');
+    const answer = await json('pre.response');
+    expect(answer).toMatchObject({ error: 'HOLDS_BANNED_TOKEN' });
+    expect(answer.message).toContain(demoMint('banned'));
+    expect(await json('pre.thrown')).toMatchObject({ name: 'X404Error', code: 'HOLDS_BANNED_TOKEN', status: 500, body: answer });
+    expect(await stepState('token')).toBe('skipped');
+    expect(await text('.step[data-step="chain"] tbody')).toContain("banned-holder's banned account (ATA)");
+    await page.screenshot({ path: join(SHOTS, 'blacklist-banned-holder-500.png'), fullPage: true });
+  });
+
+  it('fills each feature with a demo policy: tier-gold gets the gold tier in its token', async () => {
+    await watchSignIn('tier', 'tier-gold');
+    expect(await stepState('token')).toBe('done');
+    expect(await json('pre.token-claims')).toMatchObject({ sub: demoWallet('tier-gold').publicKey, feature: 'tier', tier: 'gold' });
+    await page.screenshot({ path: join(SHOTS, 'tier-gold-200.png'), fullPage: true });
+  });
+
+  it("offers the gate's operator policies (and no rules while /x404_policies lists none), and signs in under one", async () => {
+    const groups = await page.$$eval('#target optgroup', (nodes) => nodes.map((node) => node.getAttribute('label')));
+    expect(groups).toEqual(['Features (policy headers below)', 'Operator policies (POLICIES_FILE, open mode)']);
+    await watchSignIn('blacklist · launch', 'clean');
+    expect(await page.inputValue('#policy')).toContain(demoMint('banned'));
+    expect(await text('.step[data-step="decision"] table')).toContain('x-404-policylaunch');
+    expect(await json('pre.token-claims')).toMatchObject({ sub: demoWallet('clean').publicKey, feature: 'blacklist', pnm: 'launch' });
+  });
+});
+
+describe('a gate started as npm start', () => {
+  it('has no watch page: / and its routes answer 404', async () => {
+    const stack = await startStack();
+    try {
+      for (const path of ['/', '/watch/demo.json', '/watch/chain-reads', '/watch/files/dist/src/watch/page.js']) {
+        const response = await fetch(`${stack.gateUrl}${path}`);
+        expect(response.status, path).toBe(404);
+        expect(await response.json()).toMatchObject({ error: 'NOT_FOUND' });
+      }
+    } finally {
+      await stack.stop();
+    }
+  });
+});
