@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGate } from './app.js';
@@ -8,7 +8,7 @@ import { demoWallet } from './localnet/fixture.js';
 import { startLocalnet } from './localnet/server.js';
 import { createLogger } from './log.js';
 import { authenticate, memoryStorage } from './sdk/index.js';
-import { DEMO_POLICIES } from './watch/demo.js';
+import { DEMO_POLICIES, writeDemoRules } from './watch/demo.js';
 import { watchRoutes } from './watch/routes.js';
 
 /** How many JSON-RPC calls the embedded local chain keeps for the watch page. */
@@ -23,11 +23,14 @@ async function dev(): Promise<void> {
   const localnet = await startLocalnet({ port: Number(process.env.LOCALNET_PORT ?? 8899), host: '127.0.0.1', recordCalls: RECORDED_CALLS });
   const jwtSecret = randomBytes(48).toString('base64url');
   const embeddedChain = process.env.SOLANA_RPC_URL === undefined;
+  // Without a POLICIES_FILE of one's own, the demo's: a launch rule over the demo wallets (docs/rules.md).
+  const policiesFile = process.env.POLICIES_FILE ?? writeDemoRules(mkdtempSync(join(tmpdir(), 'x404-dev-')));
   const config = loadConfig({
     LOG_LEVEL: 'warn',
     ...process.env,
     JWT_SECRET: process.env.JWT_SECRET ?? jwtSecret,
     SOLANA_RPC_URL: process.env.SOLANA_RPC_URL ?? localnet.url,
+    POLICIES_FILE: policiesFile,
   });
   const devRoutes = watchRoutes({ rpcUrl: config.rpcUrls.join(','), ...(embeddedChain ? { chainCalls: (since: number) => localnet.calls(since) } : {}) });
   const gate = await startGate(config, createLogger(config.logLevel), { devRoutes });
@@ -54,6 +57,8 @@ async function dev(): Promise<void> {
     `  curl -i ${base}/health`,
     `  curl -i ${base}/x404_auth/blacklist            # a nonce in X-404-Nonce`,
     `  node dist/src/cli/x404.js login --url ${base} --feature blacklist --keypair ${keypairFile} --policy '${JSON.stringify(policy)}'`,
+    `  node dist/src/cli/x404.js login --url ${base} --rule launch --keypair ${keypairFile}      # the demo launch rule (${policiesFile}); "clean" is on its deny list`,
+    `  POLICIES_FILE=${policiesFile} SOLANA_RPC_URL=${localnet.url} node dist/src/cli/x404.js check --rule launch --wallet ${clean.publicKey}`,
     '',
     'Demo wallets (keypairs: demoWallet(name) in src/localnet/fixture.ts): clean, banned-holder, whale, tier-gold, lock-steady, active, old, debtor-save, …',
     'Ctrl-C stops both.',

@@ -6,7 +6,7 @@ import { decodeBase58 } from '../lib/base58.js';
 import { loadPolicyFile } from '../policy/load.js';
 import { evaluateRule, valueOf, type LeafOutcome, type RuleOutcome } from '../rules/evaluate.js';
 import type { Rule, RuleNode } from '../rules/types.js';
-import { EXIT, printProgress, printResult, UsageError } from './io.js';
+import { EXIT, printResult, UsageError } from './io.js';
 
 export const CHECK_HELP = `Usage: x404 check --rule <name> --wallet <address> [--policies <file>] [--rpc <url>] [--lat <n> --long <n>] [--json]
 

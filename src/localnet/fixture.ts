@@ -50,7 +50,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Keypair } from '@solana/web3.js';
 import { immutableOwnerExtension, transferFeeAmountExtension, transferFeeConfigExtension } from './layouts.js';

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { deriveAssociatedTokenAddressText } from '../chain/ata.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../chain/programs.js';
 import { KAMINO_LEND_PROGRAM_ID } from '../lending/kamino.js';
@@ -51,6 +53,35 @@ export const DEMO_TRIES: Record<Feature, { passes: DemoWalletName; fails: DemoWa
   nodebt: { passes: 'no-debt', fails: ['debtor-save', 'multi-debtor'] },
   age: { passes: 'old', fails: ['young'] },
 };
+
+/**
+ * A launch's rule over the demo state (docs/rules.md), with its wallet lists, written to `dir` for
+ * `npm run dev` when no POLICIES_FILE is given: `old` passes it; `young` is too new, `banned-holder`
+ * holds a banned token, `clean` is on the deny list.
+ */
+export function writeDemoRules(dir: string): string {
+  const snapshot = (['old', 'young', 'banned-holder', 'clean', 'tier-gold'] as const).map((name) => demoWallet(name).publicKey);
+  writeFileSync(join(dir, 'snapshot.txt'), ['# the launch snapshot: one address per line', ...snapshot, ''].join('\n'));
+  writeFileSync(join(dir, 'denied.txt'), ['# wallets that may not take part', demoWallet('clean').publicKey, ''].join('\n'));
+  const bronze = { feature: 'tier', tier_config: { bronze: { mint: demoMint('tier'), amount: tokens(100, 6) } } };
+  const policies = {
+    blacklist: { launch: { excluded_mints: DEMO_POLICIES.blacklist.excluded_mints, max_holdings: DEMO_POLICIES.blacklist.max_holdings } },
+    rules: {
+      launch: {
+        all: [
+          { feature: 'blacklist', policy: 'launch' },
+          { feature: 'age', min_wallet_age_days: '30' },
+          { any: [{ wallets: 'snapshot.txt' }, bronze] },
+          { not: { wallets: 'denied.txt' } },
+          { atLeast: 2, of: [bronze, { feature: 'activity', min_transactions: '5', time_period_days: '30' }, { feature: 'nodebt' }] },
+        ],
+      },
+    },
+  };
+  const path = join(dir, 'policies.json');
+  writeFileSync(path, JSON.stringify(policies, null, 2));
+  return path;
+}
 
 export interface DemoCatalogue {
   wallets: { name: string; about: string; publicKey: string; secretKey: number[] }[];

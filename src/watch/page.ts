@@ -27,10 +27,7 @@ interface Catalogue {
   recordsChainReads: boolean;
 }
 
-/**
- * GET /x404_policies; `rules` appears once the gate has rule trees (docs/rules.md): a rule is signed
- * in to at /x404_auth/<rule name>, its tree fixed on the server.
- */
+/** GET /x404_policies: named policies per feature, and rules (docs/rules.md), signed in to at /x404_auth/<rule>. */
 interface PolicyListing {
   mode?: string;
   policies?: Record<string, Record<string, { pol?: string; headers?: Record<string, string> }>>;
@@ -138,15 +135,9 @@ async function load(): Promise<void> {
   $<HTMLButtonElement>('#sign-in').disabled = false;
 }
 
-/** The names in `rules` of /x404_policies: a list of names or of `{name}`, or an object keyed by name. */
+/** The rules of /x404_policies: an object keyed by rule name (docs/rules.md). */
 function ruleNames(rules: unknown): string[] {
-  if (Array.isArray(rules)) {
-    return rules.flatMap((rule: unknown) => {
-      const name = typeof rule === 'string' ? rule : (rule as { name?: unknown } | null)?.name;
-      return typeof name === 'string' ? [name] : [];
-    });
-  }
-  return rules !== null && typeof rules === 'object' ? Object.keys(rules) : [];
+  return rules !== null && typeof rules === 'object' && !Array.isArray(rules) ? Object.keys(rules) : [];
 }
 
 function selectedTarget(): Target {
@@ -245,8 +236,7 @@ async function signIn(): Promise<void> {
     };
     if (target.kind === 'feature') result = await authenticate({ ...common, feature: target.feature, policy: policy as PolicyFor<Feature>, onProgress });
     else if (target.kind === 'policy') result = await authenticate({ ...common, feature: target.feature, policyName: target.name, onProgress });
-    // A rule is signed in to under its own name; an SDK that does not know rules says so, and the page shows it.
-    else result = await authenticate({ ...common, feature: target.name as Feature, policy: {} as PolicyFor<Feature>, onProgress });
+    else result = await authenticate({ ...common, rule: target.name, onProgress });
   } catch (error) {
     failure = error;
   }

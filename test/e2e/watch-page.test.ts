@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createPublicKey, verify } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
@@ -22,7 +21,6 @@ const SHOTS = join(ROOT, 'test-results', 'watch-page');
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 let dev: ChildProcess;
-let policiesDir: string;
 let devOutput = '';
 let base: string;
 let browser: Browser;
@@ -31,11 +29,9 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  // An operator policy beside the features (POLICY_MODE stays open): the page offers it too.
-  policiesDir = mkdtempSync(join(tmpdir(), 'x404-watch-'));
-  writeFileSync(join(policiesDir, 'policies.json'), JSON.stringify({ blacklist: { launch: { excluded_mints: [demoMint('banned')], max_holdings: {}, geo_code: false } } }));
+  // Without POLICIES_FILE, as `npm run dev` runs: the demo's operator policy and launch rule (src/watch/demo.ts).
   dev = spawn(process.execPath, [join(ROOT, 'dist/src/dev.js')], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOCALNET_PORT: '0', LOG_LEVEL: 'warn', WORKER_THREADS: '1', POLICIES_FILE: join(policiesDir, 'policies.json') },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOCALNET_PORT: '0', LOG_LEVEL: 'warn', WORKER_THREADS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   base = await new Promise<string>((resolve, reject) => {
@@ -67,7 +63,6 @@ afterAll(async () => {
     dev.kill('SIGTERM');
     await exited;
   }
-  if (policiesDir) rmSync(policiesDir, { recursive: true, force: true });
 });
 
 /** Picks the target and wallet, signs in, and waits until the page has shown the outcome. */
@@ -157,13 +152,35 @@ describe('the watch page of npm run dev, in chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'tier-gold-200.png'), fullPage: true });
   });
 
-  it("offers the gate's operator policies (and no rules while /x404_policies lists none), and signs in under one", async () => {
+  it("offers the gate's operator policies and rules, and signs in under a policy", async () => {
     const groups = await page.$$eval('#target optgroup', (nodes) => nodes.map((node) => node.getAttribute('label')));
-    expect(groups).toEqual(['Features (policy headers below)', 'Operator policies (POLICIES_FILE, open mode)']);
+    expect(groups).toEqual(['Features (policy headers below)', 'Operator policies (POLICIES_FILE, open mode)', 'Rules (POLICIES_FILE)']);
     await watchSignIn('blacklist · launch', 'clean');
     expect(await page.inputValue('#policy')).toContain(demoMint('banned'));
     expect(await text('.step[data-step="decision"] table')).toContain('x-404-policylaunch');
     expect(await json('pre.token-claims')).toMatchObject({ sub: demoWallet('clean').publicKey, feature: 'blacklist', pnm: 'launch' });
+  });
+});
+
+describe('the demo launch rule', () => {
+  it('signs a wallet in to the whole rule: each leaf in the answer, rul and lvs in the token', async () => {
+    await watchSignIn('launch', 'old');
+    expect(await stepState('token')).toBe('done');
+    expect(await text('.step[data-step="challenge"]')).toContain('::/x404_auth/launch::SERVICE404_LAUNCH');
+    const claims = await json('pre.token-claims');
+    expect(claims).toMatchObject({ sub: demoWallet('old').publicKey, feature: 'launch', rul: 'launch' });
+    expect(claims.lvs).toMatch(/^[-01?]{8}$/);
+    expect(await text('.step[data-step="decision"]')).toContain('$.all[2].any[0]');
+    await page.screenshot({ path: join(SHOTS, 'rule-launch-old-200.png'), fullPage: true });
+  });
+
+  it('shows the deciding leaf\'s answer as a client sees it: clean is on the deny list', async () => {
+    await watchSignIn('launch', 'clean');
+    expect(await stepState('decision')).toBe('failed');
+    const decision = await text('.step[data-step="decision"]');
+    expect(decision).toContain('WALLET_DENIED');
+    expect(decision).toContain('$.all[3].not');
+    await page.screenshot({ path: join(SHOTS, 'rule-launch-clean-403.png'), fullPage: true });
   });
 });
 
