@@ -48,6 +48,12 @@ export interface Config {
   historyMaxPages: number;
   /** Most getTransaction reads one activity or timelock check may make. */
   historyMaxTransactions: number;
+  /** Most candidate NFTs (token accounts holding exactly 1) one collection check examines (docs/collection.md). */
+  collectionMaxNfts: number;
+  /** A DAS API endpoint for compressed NFTs (collection feature); unset: compressed NFTs are not checked. */
+  dasUrl: string | undefined;
+  /** Most searchAssets pages (1000 items each) one collection check reads per listed collection or creator. */
+  dasMaxPages: number;
   /** Operator policies (src/policy): the JSON file naming policies per feature, if any. */
   policiesFile: string | undefined;
   /** `open`: request headers are the policy unless a named one is selected; `pinned`: only named policies. */
@@ -125,6 +131,20 @@ function duration(env: Env, name: string, fallback: string): number {
     throw new ConfigError(name, `must be a duration such as 30d, 12h or 900s (at least 1s), got "${raw}"`);
   }
   return Math.floor(millis / 1000);
+}
+
+function optionalUrl(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be an http or https URL');
+  }
+  // The URL is not echoed: DAS endpoints usually carry an API key.
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(name, 'must be an http or https URL');
+  return raw;
 }
 
 function urlList(env: Env, name: string): string[] {
@@ -290,6 +310,9 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     historyMaxPages: integer(env, 'HISTORY_MAX_PAGES', 20, 1, 1000),
     historyMaxTransactions: integer(env, 'HISTORY_MAX_TRANSACTIONS', 500, 1, 100_000),
+    collectionMaxNfts: integer(env, 'COLLECTION_MAX_NFTS', 500, 1, 5_000),
+    dasUrl: optionalUrl(env, 'DAS_URL'),
+    dasMaxPages: integer(env, 'DAS_MAX_PAGES', 5, 1, 100),
     ...policySettings(env),
     jwtAlg: alg,
     ...asymmetricSettings(env, alg),

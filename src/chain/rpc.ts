@@ -36,7 +36,8 @@ import type { ChainObserver } from './types.js';
 
 export interface RpcRequest<T = unknown> {
   method: string;
-  params: unknown[];
+  /** Positional (Solana's methods) or named (the DAS API's searchAssets). */
+  params: unknown[] | Record<string, unknown>;
   /** Checks and converts `result`; throws MalformedReply when the shape is wrong (then retried). */
   parse: (result: unknown) => T;
 }
@@ -135,7 +136,7 @@ export class RpcClient {
   }
 
   /** One call; its parsed `result`, or a thrown 503. `deadlineMs`: performance.now() ms (default: none). */
-  async call<T>(method: string, params: unknown[], parse: (result: unknown) => T, deadlineMs = Infinity): Promise<T> {
+  async call<T>(method: string, params: RpcRequest['params'], parse: (result: unknown) => T, deadlineMs = Infinity): Promise<T> {
     const [outcome] = await this.batch([{ method, params, parse }], deadlineMs);
     if (!outcome!.ok) throw outcome!.error;
     return outcome!.result;

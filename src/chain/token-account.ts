@@ -9,7 +9,7 @@ const STATE_OFFSET = 108;
 /** Token-2022: byte 165 says what the account is; 2 = token account (1 = mint). */
 const ACCOUNT_TYPE_OFFSET = 165;
 const ACCOUNT_TYPE_ACCOUNT = 2;
-const TLV_START = 166;
+export const TLV_START = 166;
 
 export type TokenAccountState = 'uninitialized' | 'initialized' | 'frozen';
 const STATES: readonly TokenAccountState[] = ['uninitialized', 'initialized', 'frozen'];
@@ -80,9 +80,10 @@ export function readTokenAccount(data: Buffer, program: string): RawTokenAccount
 /**
  * Token-2022 TLV entries: u16 type, u16 length, value. As the program itself reads them, a type of
  * 0 (Uninitialized) or fewer than 2 bytes left end the list (space kept for a later realloc); a
- * header or value running past the end is corrupt.
+ * header or value running past the end is corrupt. The same walk reads a Token-2022 mint's
+ * extensions (src/collection/token-group.ts).
  */
-function readExtensions(tlv: Buffer): TokenExtension[] {
+export function readExtensions(tlv: Buffer): TokenExtension[] {
   const extensions: TokenExtension[] = [];
   let offset = 0;
   while (tlv.length - offset >= 2) {

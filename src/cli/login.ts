@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { authenticate, decodeTokenClaims, isFeature, X404Error, type AuthStep, type Feature, type PolicyFor, type SignMode } from '../sdk/index.js';
+import { authenticate, decodeTokenClaims, FEATURES, isFeature, X404Error, type AuthStep, type Feature, type PolicyFor, type SignMode } from '../sdk/index.js';
 import { EXIT, isoTime, printProgress, printResult, readKeypairFile, readPolicyOption, UsageError } from './io.js';
 
 export const LOGIN_HELP = `Usage: x404 login --url <gate> (--feature <name> [--policy <json|@file> | --policy-name <name>] | --rule <name>) --keypair <file> [--sign-mode <mode>] [options]
@@ -8,7 +8,7 @@ Signs in to a gate with a Solana keypair and prints the token (first line of std
 decoded claims as JSON. Progress goes to stderr.
 
   --url <gate>        the gate's base URL, e.g. http://localhost:3000
-  --feature <name>    blacklist, timelock, multitoken, activity, tier, nodebt or age
+  --feature <name>    blacklist, timelock, multitoken, activity, tier, nodebt, age or collection
   --keypair <file>    Solana keypair JSON (64 numbers), e.g. ~/.config/solana/id.json
   --policy <json>     the feature's headers as a JSON object, or @file.json
                       blacklist: {"excluded_mints":[...],"max_holdings":{"<mint>":"<amount>"}}
@@ -70,7 +70,7 @@ export async function loginCommand(argv: string[]): Promise<number> {
     throw new UsageError('--rule is the operator\'s whole condition: it takes no --feature, --policy or --policy-name');
   }
   const feature = values.feature ?? '';
-  if (rule === undefined && !isFeature(feature)) throw new UsageError(`--feature must be one of blacklist, timelock, multitoken, activity, tier, nodebt, age; got "${feature}"`);
+  if (rule === undefined && !isFeature(feature)) throw new UsageError(`--feature must be one of ${FEATURES.join(', ')}; got "${feature}"`);
 
   const signMode = values['sign-mode'] ?? 'challenge';
   if (!(CLI_SIGN_MODES as readonly string[]).includes(signMode)) throw new UsageError(`--sign-mode must be one of ${CLI_SIGN_MODES.join(', ')}; got "${signMode}"`);

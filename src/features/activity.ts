@@ -32,6 +32,7 @@ export const activityFeature: Feature<ActivityParams> = {
   geoRequired: false,
   cost: 'history',
   failures: [{ status: 500, code: 'INSUFFICIENT_ACTIVITY' }],
+  limits: [{ status: 500, code: 'HISTORY_LIMIT' }],
 
   parse(headers) {
     requireHeaders(headers, ['min_transactions', 'time_period_days']);

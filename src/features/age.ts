@@ -21,6 +21,7 @@ export const ageFeature: Feature<AgeParams> = {
   geoRequired: false,
   cost: 'history',
   failures: [{ status: 500, code: 'WALLET_TOO_NEW' }],
+  limits: [{ status: 500, code: 'HISTORY_LIMIT' }],
 
   parse(headers) {
     const present = HEADERS.filter((name) => headers.has(name));

@@ -1,4 +1,4 @@
-export const FEATURE_NAMES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age'] as const;
+export const FEATURE_NAMES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age', 'collection'] as const;
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
 const featureSet: ReadonlySet<string> = new Set(FEATURE_NAMES);

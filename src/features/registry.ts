@@ -1,6 +1,7 @@
 import { activityFeature } from './activity.js';
 import { ageFeature } from './age.js';
 import { blacklistFeature } from './blacklist.js';
+import { collectionFeature } from './collection.js';
 import { multitokenFeature } from './multitoken.js';
 import type { FeatureName } from './names.js';
 import { nodebtFeature } from './nodebt.js';
@@ -8,7 +9,7 @@ import { tierFeature } from './tier.js';
 import { timelockFeature } from './timelock.js';
 import type { Feature } from './types.js';
 
-/** The seven features, one module each, all of the shape in types.ts. */
+/** The eight features, one module each, all of the shape in types.ts. */
 export const FEATURES: Readonly<Record<FeatureName, Feature<any>>> = {
   blacklist: blacklistFeature,
   timelock: timelockFeature,
@@ -17,4 +18,5 @@ export const FEATURES: Readonly<Record<FeatureName, Feature<any>>> = {
   tier: tierFeature,
   nodebt: nodebtFeature,
   age: ageFeature,
+  collection: collectionFeature,
 };

@@ -17,6 +17,11 @@ export interface FeatureContext {
    * work of its own between reads (a DAS call, a long decode) looks at it first.
    */
   signal?: AbortSignal;
+  /**
+   * performance.now() ms by which the check's own reads outside the chain reader (a DAS call) must
+   * end: the login's work deadline (LOGIN_TIMEOUT_MS). Absent: none.
+   */
+  deadlineMs?: number;
 }
 
 /** Feature results: merged into the success body and into the token's claims (e.g. `tier`). */
@@ -50,6 +55,8 @@ export interface Feature<Params = unknown> {
    * hit): a rule never reads such an error as a failure, so `not` cannot turn it into a pass.
    */
   failures: readonly { status: 403 | 500; code: string }[];
+  /** The answers meaning "the check hit a configured bound before it could decide" (HISTORY_LIMIT, …): never a failure of the wallet's. */
+  limits?: readonly { status: 500; code: string }[];
   parse(headers: HeaderBag): Params;
   /**
    * The mints whose balances `check` asks context.holdings for, when it asks for any: their ATAs

@@ -226,7 +226,7 @@ async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun
   await spendNonce(accepted.id, accepted.expiresAtMs, deps, run);
   run.stillWanted();
 
-  const passed = await check.run(wallet, deps.chain.withDeadline(run.workDeadline), deps);
+  const passed = await check.run(wallet, deps.chain.withDeadline(run.workDeadline), deps, run.workDeadline);
   run.stillWanted();
   return issueToken(request, wallet.address, passed, deps, mode);
 }
@@ -239,7 +239,8 @@ async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun
 interface LoginCheck {
   /** The balances the checks will ask for: their ATAs are derived beside the signature (verifySignature). */
   heldMints: readonly string[];
-  run(wallet: Wallet, chain: ChainReader, deps: GateDependencies): Promise<Passed>;
+  /** `chain` carries the login's deadline (`deadlineMs`, performance.now() ms); reads that do not go through it (DAS) take the deadline itself. */
+  run(wallet: Wallet, chain: ChainReader, deps: GateDependencies, deadlineMs: number): Promise<Passed>;
 }
 
 /** What a passed check puts in the success body and in the token. */
@@ -266,9 +267,9 @@ function featureCheck(request: AuthRequest, deps: GateDependencies): LoginCheck 
   const heldMints = module.heldMints?.(params) ?? NO_MINTS;
   return {
     heldMints,
-    async run(wallet, chain, { config, now }) {
+    async run(wallet, chain, { config, now }, deadlineMs) {
       const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts: module.readsTokenAccounts?.(params) ?? false }, config.holdingsScope);
-      const results = await module.check(wallet.address, params, { chain, holdings, config, now });
+      const results = await module.check(wallet.address, params, { chain, holdings, config, now, deadlineMs });
       checkLocation(geo);
       const pol = named ? named.digest : policyDigest(policyOf(headers, policyHeadersOf(module)) ?? {});
       return { pol, claims: named ? { ...results, pnm: named.name } : results, body: results };
@@ -281,8 +282,8 @@ function ruleCheck(request: AuthRequest, rule: Rule): LoginCheck {
   refuseHeadersBesideRule(rule, request.headers, request.policyQuery);
   return {
     heldMints: rule.heldMints,
-    async run(wallet, chain, { config, now }) {
-      const outcome = await evaluateRule(rule, wallet, { chain, config, now, latitude: request.headers.get('x-lat'), longitude: request.headers.get('x-long') });
+    async run(wallet, chain, { config, now }, deadlineMs) {
+      const outcome = await evaluateRule(rule, wallet, { chain, config, now, deadlineMs, latitude: request.headers.get('x-lat'), longitude: request.headers.get('x-long') });
       // Undecided (a leaf it needs could not be read): fail closed with that leaf's error, a 503 for an unreadable chain.
       if (outcome.passed === undefined) throw outcome.error;
       if (!outcome.passed) throw ruleFailure(rule, outcome);

@@ -30,6 +30,9 @@ const ALLOWED_HEADERS = [
   'max_debt_allowed',
   'min_wallet_age_days',
   'min_first_transaction_days',
+  'collections',
+  'creators',
+  'min_count',
   'Content-Type',
   'Authorization',
 ].join(', ');

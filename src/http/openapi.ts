@@ -134,6 +134,21 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
     { name: 'min_first_transaction_days', description: 'Same threshold under its other name; the larger of the two applies.', schema: NUMBER_TEXT },
     ...GEO_HEADERS(false),
   ],
+  collection: [
+    {
+      name: 'collections',
+      description: 'JSON array of verified collection addresses (at most 100): Token Metadata collection mints, Token-2022 groups, Core collections. At least one of collections and creators is needed.',
+      json: { type: 'array', items: MINT, maxItems: 100 },
+      example: '["J1S9H3QjnRtBbbuD4HjPV6RpRhwuk4zKbxsnCHuTgh9w"]',
+    },
+    {
+      name: 'creators',
+      description: 'JSON array of verified first-creator addresses (at most 100), the older way of naming a collection (Token Metadata and compressed NFTs).',
+      json: { type: 'array', items: MINT, maxItems: 100 },
+    },
+    { name: 'min_count', description: 'How many NFTs must count, 1 to 1000 (default 1).', schema: { type: 'string', pattern: '^[0-9]+$' } },
+    ...GEO_HEADERS(false),
+  ],
 };
 
 const STATUS_TEXT: Record<number, string> = {
@@ -417,6 +432,12 @@ const schemas: JsonObject = {
       publicKey: MINT,
       feature: { type: 'string', description: 'The feature, or the rule\'s name at /x404_auth/<rule>.' },
       tier: { type: 'string', enum: ['bronze', 'silver', 'gold'], description: 'tier: the highest tier met.' },
+      collectionNfts: { type: 'integer', minimum: 1, description: 'collection: the NFTs counted (the count stops once min_count is reached).' },
+      standardsChecked: {
+        type: 'array',
+        items: { type: 'string', enum: ['token-metadata', 'token-2022', 'core', 'das'] },
+        description: 'collection: the NFT standards read before the answer was known.',
+      },
       rule: { type: 'string', description: 'At /x404_auth/<rule>: the rule\'s name.' },
       leaves: {
         type: 'array',
@@ -469,6 +490,10 @@ const schemas: JsonObject = {
       rule: { type: 'string', description: 'A rule\'s sign-in: the rule\'s name (the rest of the body is the deciding leaf\'s answer).' },
       failed: { type: 'array', items: { type: 'string' }, description: 'A rule\'s sign-in: the paths of the leaves that counted against the wallet.' },
       list: { type: 'string', description: 'WALLET_NOT_LISTED / WALLET_DENIED: the wallet list\'s file.' },
+      required: { type: ['integer', 'string'], description: 'MISSING_COLLECTION_NFT, COLLECTION_LIMIT: min_count; timelock: the amount required (base units, a string).' },
+      found: { type: 'integer', description: 'MISSING_COLLECTION_NFT, COLLECTION_LIMIT: the NFTs counted.' },
+      byStandard: { type: 'object', additionalProperties: { type: 'integer' }, description: 'MISSING_COLLECTION_NFT, COLLECTION_LIMIT: NFTs counted per standard read.' },
+      standardsChecked: { type: 'array', items: { type: 'string' }, description: 'MISSING_COLLECTION_NFT, COLLECTION_LIMIT: the standards read.' },
       nonceSpent: {
         type: 'boolean',
         description:

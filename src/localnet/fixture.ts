@@ -41,6 +41,20 @@
  * | no-debt         | Save + Kamino obligations with deposits only, MarginFi account with assets only     | nodebt pass    |
  * | multi-debtor    | Save $100 + Kamino $200 + MarginFi 50,000,000 USDC-bank liability shares (52.5 USDC) | nodebt fail (sum) |
  * | empty           | nothing at all (no account)                                                        | edge cases     |
+ * | nft-holder      | 1 Token Metadata NFT of collection A (verified)                                    | collection pass |
+ * | nft-unverified  | 1 Token Metadata NFT of collection A, collection NOT verified                      | collection fail |
+ * | pnft-holder     | 1 programmable NFT of A (verified), its token account frozen                       | collection pass |
+ * | edition-holder  | 1 print edition (NonFungibleEdition) of A (verified)                               | collection pass |
+ * | creator-holder  | NFTs whose creators are [X✓], [other✓, X✓], [X✗] (X = DEMO_COLLECTIONS.creator)    | creators: 1 counts |
+ * | t22-member      | 1 Token-2022 member of group G (made by the Token-2022 program in LiteSVM)         | collection pass |
+ * | core-holder     | 1 Core asset of collection C + 1 of another collection                             | collection pass |
+ * | cnft-holder     | DAS only: 2 compressed NFTs of A, 1 burnt, 1 unverified, 1 by creator X            | DAS: 2 count   |
+ * | nft-zero        | a Token Metadata NFT of A (verified) with amount 0                                 | collection fail |
+ * | collector       | A: NFT + pNFT + 1 compressed; G: 1 member; C: 1 Core asset                         | min_count 5    |
+ *
+ * COLLECTIONS: addresses in DEMO_COLLECTIONS (src/localnet/collections/fixture.ts): `a` (Token
+ * Metadata), `b` (held by nobody), `g` (Token-2022 group), `c` (Core), `creator` (first creator X).
+ * The local chain answers the DAS API's searchAssets on its own URL.
  *
  * LENDING: MarginFi banks `marginfi-usdc-bank` (mainnet USDC mint, 6 decimals, liability share value 1.05) and
  * `marginfi-sol-bank` (9 decimals); addresses via demoAddress(name). The real mainnet dumps in the
@@ -55,6 +69,7 @@ import { fileURLToPath } from 'node:url';
 import { Keypair } from '@solana/web3.js';
 import { immutableOwnerExtension, transferFeeAmountExtension, transferFeeConfigExtension } from './layouts.js';
 import type { TokenProgramName } from './programs.js';
+import { buildCollections } from './collections/fixture.js';
 import { customError, jupiterSwap, metaplexCall, solTransfer, stakeDelegation, tokenTransfer } from './recipes.js';
 import { ChainState, labelAddress } from './state.js';
 
@@ -124,6 +139,16 @@ export const DEMO_WALLETS = {
   'no-debt': 'obligations on all three protocols, none with debt',
   'multi-debtor': 'small debts on all three protocols',
   empty: 'no accounts at all',
+  'nft-holder': 'a Token Metadata NFT of collection A (verified)',
+  'nft-unverified': 'a Token Metadata NFT of collection A, not verified',
+  'pnft-holder': 'a programmable NFT of collection A, frozen token account',
+  'edition-holder': 'a print edition of collection A',
+  'creator-holder': 'NFTs with creator X first+verified, second, and unverified',
+  't22-member': 'a Token-2022 member of group G',
+  'core-holder': 'a Core asset of collection C',
+  'cnft-holder': 'compressed NFTs of A in the DAS index (one burnt, one unverified)',
+  'nft-zero': 'a collection-A NFT token account with amount 0',
+  collector: 'NFTs of A, G and C across every standard',
 } as const;
 
 export type DemoWalletName = keyof typeof DEMO_WALLETS;
@@ -139,6 +164,8 @@ export interface DemoStateOptions {
   now?: number;
   /** Directory of real lending account dumps to load; null to skip. Default: LOCALNET_LENDING_DUMPS or the repository's test/fixtures/lending. */
   lendingDumpsDir?: string | null;
+  /** The collection feature's NFTs (LiteSVM and the Metaplex serializers, ~0.3 s); default true. */
+  collections?: boolean;
 }
 
 export function buildDemoState(options: DemoStateOptions = {}): ChainState {
@@ -207,8 +234,11 @@ export function buildDemoState(options: DemoStateOptions = {}): ChainState {
   buildAge(state);
   buildLending(state);
 
-  const dumps = options.lendingDumpsDir === undefined ? (process.env.LOCALNET_LENDING_DUMPS ?? defaultDumpsDir()) : options.lendingDumpsDir;
+  const dumps = options.lendingDumpsDir === undefined ? (process.env.LOCALNET_LENDING_DUMPS ?? defaultDumpsDir('lending')) : options.lendingDumpsDir;
   if (dumps) loadAccountDumps(state, dumps);
+  if (options.collections !== false) {
+    buildCollections(state, (name) => w(name));
+  }
   return state;
 }
 
@@ -418,10 +448,10 @@ function loadAccountDumps(state: ChainState, dir: string): void {
   }
 }
 
-/** test/fixtures/lending of this repository, found from this module whether it runs from src/ (tests) or dist/src/. */
-function defaultDumpsDir(): string | null {
+/** test/fixtures/<name> of this repository, found from this module whether it runs from src/ (tests) or dist/src/. */
+function defaultDumpsDir(name: 'lending'): string | null {
   for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return join(dir, 'test', 'fixtures', 'lending');
+    if (existsSync(join(dir, 'package.json'))) return join(dir, 'test', 'fixtures', name);
   }
   return null;
 }

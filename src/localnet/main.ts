@@ -3,6 +3,7 @@
  * (default 127.0.0.1) choose where it listens. Prints the URL and the demo catalogue.
  */
 import { DEMO_MINTS, DEMO_WALLETS, demoMint, demoWallet, type DemoMintName, type DemoWalletName } from './fixture.js';
+import { DEMO_COLLECTIONS } from './collections/fixture.js';
 import { startLocalnet } from './server.js';
 
 function readPort(): number {
@@ -22,6 +23,8 @@ lines.push('', 'wallets (secret keys: demoWallet(name) in src/localnet/fixture.t
 for (const name of Object.keys(DEMO_WALLETS) as DemoWalletName[]) {
   lines.push(`  ${name.padEnd(16)} ${demoWallet(name).publicKey.padEnd(44)} ${DEMO_WALLETS[name]}`);
 }
+lines.push('', `collections (the collection feature; searchAssets is served on ${handle.url} too, so DAS_URL may be it):`);
+for (const [name, address] of Object.entries(DEMO_COLLECTIONS)) lines.push(`  ${name.padEnd(16)} ${address}`);
 console.log(lines.join('\n'));
 
 const stop = () => {

@@ -3,6 +3,7 @@
  * the `result` as JSON text (see encoding.ts for why text), or throws an RpcError.
  */
 import bs58 from 'bs58';
+import { searchAssets } from './das.js';
 import { renderAccount, parseEncodingOptions, type EncodingOptions } from './encoding.js';
 import { decodeMintDecimals } from './layouts.js';
 import { isTokenProgram, TOKEN_2022_PROGRAM } from './programs.js';
@@ -280,6 +281,8 @@ const HANDLERS: Record<string, Handler> = {
 
 /** Runs one call; the result as JSON text. */
 export function callMethod(state: ChainState, method: string, params: unknown): string {
+  // The DAS API (named parameters) on the same endpoint, as DAS providers serve it.
+  if (method === 'searchAssets') return searchAssets(state, params);
   const handler = Object.hasOwn(HANDLERS, method) ? HANDLERS[method] : undefined;
   if (!handler) throw new RpcError(RPC_METHOD_NOT_FOUND, 'Method not found');
   if (params !== undefined && params !== null && !Array.isArray(params)) {

@@ -123,6 +123,17 @@ export interface MarginfiAccountOptions {
   balances: { bank: string; assetShares?: string; liabilityShares?: string }[];
 }
 
+/** An asset as a DAS API indexes it (searchAssets, src/localnet/das.ts): compressed NFTs live only there. */
+export interface DasAsset {
+  id: string;
+  owner: string;
+  compressed: boolean;
+  burnt: boolean;
+  /** The collection group; DAS lists it in `grouping` only when verified. */
+  collection?: { key: string; verified: boolean };
+  creators?: { address: string; verified: boolean; share: number }[];
+}
+
 export interface SignaturePage {
   transactions: StoredTransaction[];
 }
@@ -143,6 +154,8 @@ export class ChainState {
   private readonly history = new Map<string, StoredTransaction[]>();
   private readonly unsortedHistories = new Set<string>();
   private readonly historyPosition = new Map<string, Map<string, number>>();
+  /** owner → assets a DAS index knows (searchAssets). */
+  private readonly dasAssetsByOwner = new Map<string, DasAsset[]>();
   private autoAddressCounter = 0;
   private transactionCounter = 0;
 
@@ -257,6 +270,18 @@ export class ChainState {
 
   ataAddress(owner: string, mint: string, program: TokenProgramName): string {
     return associatedTokenAddress(owner, mint, program);
+  }
+
+  // ---- DAS index (compressed NFTs) ----
+
+  addDasAsset(asset: DasAsset): void {
+    let assets = this.dasAssetsByOwner.get(asset.owner);
+    if (!assets) this.dasAssetsByOwner.set(asset.owner, (assets = []));
+    assets.push(asset);
+  }
+
+  dasAssetsOf(owner: string): readonly DasAsset[] {
+    return this.dasAssetsByOwner.get(owner) ?? [];
   }
 
   // ---- lending (nodebt) ----

@@ -29,6 +29,8 @@ export interface RuleEnvironment {
   chain: ChainReader;
   config: Config;
   now(): number;
+  /** The login's deadline (performance.now() ms), for reads that do not go through `chain` (DAS). */
+  deadlineMs?: number;
   /** The caller's position (X-Lat / X-Long), for leaves whose policy turns geolocation on. */
   latitude: string | undefined;
   longitude: string | undefined;
@@ -132,6 +134,7 @@ async function runLeaf(leaf: RuleLeaf, context: LeafContext): Promise<LeafOutcom
       config: environment.config,
       now: environment.now,
       signal: context.signal,
+      ...(environment.deadlineMs === undefined ? {} : { deadlineMs: environment.deadlineMs }),
     });
     checkLocation({ ...leaf.policy.geo, latitude: environment.latitude, longitude: environment.longitude });
     return { leaf, state: 'passed', results };

@@ -2,7 +2,7 @@ import { featurePath } from './challenge.js';
 import { decodeTokenClaims } from './claims.js';
 import { X404Error } from './errors.js';
 import { describeFailure, errorFromResponse, getFeature, retryAfterSeconds, type Fetch, type GateResponse } from './http.js';
-import { isFeature, policyToHeaders, type Feature, type GeoPolicy, type PolicyFor } from './policy.js';
+import { FEATURES, isFeature, policyToHeaders, type Feature, type GeoPolicy, type PolicyFor } from './policy.js';
 import { chooseSignMode, signProof, type ConcreteSignMode, type GateSignInOffer, type SignMode } from './proof.js';
 import { resolveSigner, type ResolvedSigner, type Signer } from './signer.js';
 import { sharedDefaultStorage, storageKey, type TokenStorage } from './storage.js';
@@ -72,7 +72,7 @@ export async function authenticate<F extends Feature>(options: AuthenticateOptio
   const rule = options.rule;
   if (rule !== undefined && !RULE_NAME.test(rule)) throw new TypeError(`rule must be a rule's name (letters, digits, '_', '.', '-'); got "${String(rule)}"`);
   if (rule === undefined && !isFeature(options.feature)) {
-    throw new TypeError(`feature must be one of blacklist, timelock, multitoken, activity, tier, nodebt, age; got "${String(options.feature)}"`);
+    throw new TypeError(`feature must be one of ${FEATURES.join(', ')}; got "${String(options.feature)}"`);
   }
   // A rule is served like a feature: its name takes the feature's place in the path and the challenge.
   const feature: string = rule ?? (options.feature as F);

@@ -35,6 +35,8 @@ export type X404ErrorCode =
   | 'INSUFFICIENT_ACTIVITY'
   | 'HAS_DEBT'
   | 'WALLET_TOO_NEW'
+  | 'MISSING_COLLECTION_NFT'
+  | 'COLLECTION_LIMIT'
   // geolocation (docs/api.md §7)
   | 'LOCATION_DENIED'
   | 'LOCATION_ERROR'

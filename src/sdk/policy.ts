@@ -5,7 +5,7 @@
  * JSON. `lat`/`long` are the caller's position (X-Lat / X-Long), not part of the policy digest.
  */
 
-export const FEATURES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age'] as const;
+export const FEATURES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age', 'collection'] as const;
 export type Feature = (typeof FEATURES)[number];
 
 /** Token amounts are integer strings in base units (what the chain stores), e.g. "1000000". */
@@ -65,6 +65,15 @@ export interface AgePolicy extends GeoPolicy {
   min_first_transaction_days?: number | string;
 }
 
+export interface CollectionPolicy extends GeoPolicy {
+  /** Verified collection addresses (Token Metadata collection mints, Token-2022 groups, Core collections). */
+  collections?: readonly string[] | string;
+  /** Verified first-creator addresses (Token Metadata, and compressed NFTs through DAS). */
+  creators?: readonly string[] | string;
+  /** How many NFTs must count (1..1000, default 1). */
+  min_count?: number | string;
+}
+
 export interface PolicyByFeature {
   blacklist: BlacklistPolicy;
   timelock: TimelockPolicy;
@@ -73,6 +82,7 @@ export interface PolicyByFeature {
   tier: TierPolicy;
   nodebt: NodebtPolicy;
   age: AgePolicy;
+  collection: CollectionPolicy;
 }
 
 export type PolicyFor<F extends Feature> = PolicyByFeature[F];

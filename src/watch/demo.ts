@@ -5,6 +5,7 @@ import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../chain/programs.js';
 import { KAMINO_LEND_PROGRAM_ID } from '../lending/kamino.js';
 import { MARGINFI_PROGRAM_ID } from '../lending/marginfi.js';
 import { SAVE_PROGRAM_ID } from '../lending/save.js';
+import { DEMO_COLLECTIONS } from '../localnet/collections/fixture.js';
 import { DEMO_MINTS, DEMO_WALLETS, demoMint, demoWallet, type DemoMintName, type DemoWalletName } from '../localnet/fixture.js';
 import type { Feature, PolicyByFeature } from '../sdk/policy.js';
 
@@ -41,6 +42,7 @@ export const DEMO_POLICIES: { [F in Feature]: PolicyByFeature[F] } = {
   },
   nodebt: { check_protocols: [], max_debt_allowed: '0' },
   age: { min_wallet_age_days: '180' },
+  collection: { collections: [DEMO_COLLECTIONS.a, DEMO_COLLECTIONS.g, DEMO_COLLECTIONS.c] },
 };
 
 /** Wallets to try with each feature's policy above: the first passes, the others fail. */
@@ -52,6 +54,7 @@ export const DEMO_TRIES: Record<Feature, { passes: DemoWalletName; fails: DemoWa
   tier: { passes: 'tier-gold', fails: ['clean'] },
   nodebt: { passes: 'no-debt', fails: ['debtor-save', 'multi-debtor'] },
   age: { passes: 'old', fails: ['young'] },
+  collection: { passes: 'nft-holder', fails: ['nft-unverified', 'nft-zero'] },
 };
 
 /**
@@ -71,7 +74,7 @@ export function writeDemoRules(dir: string): string {
         all: [
           { feature: 'blacklist', policy: 'launch' },
           { feature: 'age', min_wallet_age_days: '30' },
-          { any: [{ wallets: 'snapshot.txt' }, bronze] },
+          { any: [{ feature: 'collection', collections: [DEMO_COLLECTIONS.a] }, { wallets: 'snapshot.txt' }] },
           { not: { wallets: 'denied.txt' } },
           { atLeast: 2, of: [bronze, { feature: 'activity', min_transactions: '5', time_period_days: '30' }, { feature: 'nodebt' }] },
         ],

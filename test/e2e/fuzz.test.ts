@@ -1,6 +1,7 @@
 import bs58 from 'bs58';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_COLLECTIONS } from '../../src/localnet/collections/fixture.js';
 import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
 import { blacklistPolicy, get, publicKeyOf, signedHeaders } from '../helpers/client.js';
 import { runSchedule } from '../helpers/fuzz-run.js';
@@ -30,7 +31,7 @@ const REQUESTS_PER_ROUTE = Number(process.env.FUZZ_REQUESTS_PER_ROUTE ?? 10_000)
 const TIME_BUDGET_MS = Number(process.env.FUZZ_TIME_BUDGET_MS ?? 180_000);
 const CONCURRENCY = 48;
 const RATE_LIMIT = 200;
-const FEATURES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age'] as const;
+const FEATURES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age', 'collection'] as const;
 type Feature = (typeof FEATURES)[number];
 const ROUTES = [...FEATURES.map((feature) => `/x404_auth/${feature}`), '/x404_verify', '/health', 'unknown'] as const;
 
@@ -51,6 +52,8 @@ const CODES_BY_STATUS: Record<number, ReadonlySet<string>> = {
     'INSUFFICIENT_ACTIVITY',
     'HAS_DEBT',
     'WALLET_TOO_NEW',
+    'MISSING_COLLECTION_NFT',
+    'COLLECTION_LIMIT',
   ]),
   501: new Set(['NOT_IMPLEMENTED']),
   503: new Set(['UPSTREAM_UNAVAILABLE']),
@@ -178,6 +181,11 @@ function policyHeaders(g: Gen, feature: Feature): Array<[string, string]> {
     age: [
       ['min_wallet_age_days', () => g.number()],
       ['min_first_transaction_days', () => g.number()],
+    ],
+    collection: [
+      ['collections', () => JSON.stringify(Array.from({ length: g.length(6) }, () => (g.chance(0.3) ? g.pick(Object.values(DEMO_COLLECTIONS)) : g.chance(0.9) ? g.addressish() : g.json(1))))],
+      ['creators', () => JSON.stringify(Array.from({ length: g.length(4) }, () => (g.chance(0.9) ? g.addressish() : g.json(1))))],
+      ['min_count', () => (g.chance(0.5) ? String(1 + g.int(5)) : g.number())],
     ],
   };
   const headers: Array<[string, string]> = [];
@@ -347,7 +355,8 @@ beforeAll(async () => {
   jwtSecret = testSecret();
   gate = await startGate({
     rpcUrl: localnet.url,
-    env: { JWT_SECRET: jwtSecret, TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) },
+    // DAS_URL: the collection feature's compressed-NFT stage is fuzzed too (the local chain answers searchAssets).
+    env: { JWT_SECRET: jwtSecret, TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT), DAS_URL: localnet.url },
   });
 });
 afterAll(async () => {

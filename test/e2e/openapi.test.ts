@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, openApiDocument } from '../../src/http/openapi.js';
 import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
+import { DEMO_COLLECTIONS } from '../../src/localnet/collections/fixture.js';
 import { blacklistPolicy, decodeJwt, get, getNonce, login, signedHeaders, type HttpResult } from '../helpers/client.js';
 import { generateKeyFile, launchPolicies } from '../helpers/launch.js';
 import { memoTransaction, memoTxHeaders, siwsFields, siwsHeaders } from '../helpers/sign-modes.js';
@@ -18,7 +19,7 @@ import { documentCheck, pointer } from '../helpers/openapi-conformance.js';
  * been seen here, so the document cannot drift from the gate in either direction.
  */
 const doc = openApiDocument as any;
-const FEATURES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age'];
+const FEATURES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age', 'collection'];
 const check = documentCheck(doc);
 const resolve = check.resolve;
 
@@ -270,6 +271,17 @@ describe('feature endpoints', () => {
 
     ({ nonce } = await getNonce(stack.gateUrl, 'blacklist'));
     await expectCode(await get(blacklistUrl(), { ...signedHeaders(clean.secretKey, nonce, 'blacklist'), ...policy, 'x-padding': 'p'.repeat(40_000) }), 431, 'HEADERS_TOO_LARGE');
+  });
+
+  it('collection: a sign-in with its results and a MISSING_COLLECTION_NFT refusal answer as documented', async () => {
+    const path = '/x404_auth/collection';
+    const collectionPolicy = { collections: JSON.stringify([DEMO_COLLECTIONS.a]) };
+    const signedIn = await login(stack.gateUrl, 'collection', demoWallet('nft-holder').secretKey, collectionPolicy);
+    expect([signedIn.status, signedIn.body.collectionNfts, signedIn.body.standardsChecked]).toEqual([200, 1, ['token-metadata', 'token-2022']]);
+    conforms(path, 'get', signedIn);
+    const refused = await login(stack.gateUrl, 'collection', demoWallet('nft-unverified').secretKey, collectionPolicy);
+    expect([refused.status, refused.body.error, refused.body.required, refused.body.found]).toEqual([500, 'MISSING_COLLECTION_NFT', 1, 0]);
+    conforms(path, 'get', refused);
   });
 
   it('503 when the chain cannot be read, with Retry-After', async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_COLLECTIONS } from '../../src/localnet/collections/fixture.js';
 import { demoMint, demoWallet, type DemoWalletName } from '../../src/localnet/fixture.js';
 import { decodeJwt, get, getNonce, login, newWallet, signedHeaders } from '../helpers/client.js';
 import { runGateExpectingExit, startGate, startStack, testSecret, type Stack } from '../helpers/gate.js';
@@ -47,6 +48,14 @@ function policies(overrides: Record<string, unknown> = {}): Record<string, unkno
         ],
       },
       'deny-only': { not: { wallets: 'denied.txt' } },
+      'holdings-and-nft': {
+        all: [
+          { feature: 'blacklist', excluded_mints: [demoMint('banned')], max_holdings: {} },
+          { feature: 'tier', tier_config: { bronze: { mint: demoMint('tier'), amount: '1' } } },
+          { feature: 'multitoken', required_tokens: [{ mint: demoMint('usdc'), amount: '0' }, { mint: demoMint('bonk'), amount: '0' }], verification_mode: 'ALL' },
+          { feature: 'collection', collections: [DEMO_COLLECTIONS.a] },
+        ],
+      },
       'in-france': { all: [{ feature: 'blacklist', excluded_mints: [], max_holdings: {}, geo_code: true, geo_code_locs: 'FR' }] },
       'must-not-be-old': { not: { feature: 'age', min_wallet_age_days: '30' } },
       ...overrides,
@@ -137,7 +146,7 @@ describe('a launch rule: one signature, one token', () => {
     const answer = await get(ruleUrl('launch'), headers);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     // A feature's nonce answer lists the rules too.
-    expect((await getNonce(stack.gateUrl, 'blacklist')).result.body.rules).toEqual(['deny-only', 'holdings', 'in-france', 'launch', 'must-not-be-old', 'snapshot-or-old']);
+    expect((await getNonce(stack.gateUrl, 'blacklist')).result.body.rules).toEqual(['deny-only', 'holdings', 'holdings-and-nft', 'in-france', 'launch', 'must-not-be-old', 'snapshot-or-old']);
   });
 
   it('binds nonces to the rule: one issued for a feature or another rule is refused', async () => {
@@ -193,6 +202,26 @@ describe('the fewest reads', () => {
       stack.localnet.resetStats();
       expect((await login(gate.url, 'holdings', secret('portfolio'))).body.error).toBe('INSUFFICIENT_TOKENS');
       expect(stack.localnet.stats().requestsWith).toEqual({ getMultipleAccounts: 1 });
+    } finally {
+      await gate.stop('SIGKILL');
+    }
+  });
+
+  it('with a collection leaf beside them: the token-account list and one getMultipleAccounts round, on a cold gate', async () => {
+    // The collector holds NFTs of collection A; give it some of the tier mint too.
+    stack.localnet.state.addTokenAccount({ owner: address('collector'), mint: demoMint('tier'), amount: 5_000_000, program: 'token' });
+    const gate = await startGate({ rpcUrl: stack.localnet.url, env: { POLICIES_FILE: policiesFile } });
+    try {
+      stack.localnet.resetStats();
+      const result = await login(gate.url, 'holdings-and-nft', secret('collector'));
+      expect(result.status, JSON.stringify(result.body)).toBe(200);
+      expect((result.body.leaves as { passed: boolean }[]).map((leaf) => leaf.passed)).toEqual([true, true, true, true]);
+      const { calls, requestsWith } = stack.localnet.stats();
+      // Balances come from the same token-account list the collection leaf reads: no ATA round at all.
+      expect(calls).toEqual({ getTokenAccountsByOwner: 2, getMultipleAccounts: calls.getMultipleAccounts });
+      expect(requestsWith.getTokenAccountsByOwner).toBe(1);
+      expect(requestsWith.getMultipleAccounts).toBeLessThanOrEqual(2);
+      console.log(`[rpc-cost] rule blacklist+tier+multitoken+collection, cold gate: ${JSON.stringify(calls)}, requests ${JSON.stringify(requestsWith)}`);
     } finally {
       await gate.stop('SIGKILL');
     }

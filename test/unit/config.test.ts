@@ -33,6 +33,15 @@ describe('configuration', () => {
     expect(loadConfig({ ...BASE, LOGIN_TIMEOUT_MS: '1500', RPC_HEDGE_MS: '0' })).toMatchObject({ loginTimeoutMs: 1500, rpcHedgeMs: 0 });
   });
 
+  it('collection bounds: COLLECTION_MAX_NFTS 500 and DAS_MAX_PAGES 5 by default, no DAS_URL; a bad DAS_URL is refused without echoing it', () => {
+    expect(loadConfig(BASE)).toMatchObject({ collectionMaxNfts: 500, dasMaxPages: 5, dasUrl: undefined });
+    expect(loadConfig({ ...BASE, COLLECTION_MAX_NFTS: '20', DAS_MAX_PAGES: '2', DAS_URL: 'https://das.example/?api-key=k' })).toMatchObject({ collectionMaxNfts: 20, dasMaxPages: 2, dasUrl: 'https://das.example/?api-key=k' });
+    expect(variableOf({ ...BASE, COLLECTION_MAX_NFTS: '0' })).toBe('COLLECTION_MAX_NFTS');
+    expect(variableOf({ ...BASE, DAS_MAX_PAGES: '101' })).toBe('DAS_MAX_PAGES');
+    expect(variableOf({ ...BASE, DAS_URL: 'ftp://secret-key@das' })).toBe('DAS_URL');
+    expect(() => loadConfig({ ...BASE, DAS_URL: 'not a url secret-key' })).toThrow(/^(?!.*secret-key)/);
+  });
+
   it('reads a comma-separated RPC list as failover order', () => {
     expect(loadConfig({ ...BASE, SOLANA_RPC_URL: 'http://a:1, https://b/rpc' }).rpcUrls).toEqual(['http://a:1', 'https://b/rpc']);
   });

@@ -105,6 +105,15 @@ describe('loading POLICIES_FILE', () => {
     expect(startupError(content)).toMatch(message);
   });
 
+  it('holds collection policies: JSON arrays and a number become the headers the feature parses', async () => {
+    const holders = { collections: [BONK], creators: [USDC], min_count: 2 };
+    const named = load({ collection: { holders } }).byFeature.collection.get('holders')!;
+    expect(named.headers).toEqual({ collections: JSON.stringify([BONK]), creators: JSON.stringify([USDC]), min_count: '2' });
+    expect(named.params).toEqual({ collections: [BONK], creators: [USDC], minCount: 2 });
+    expect(named.digest).toBe(await policyDigest('collection', holders));
+    expect(startupError({ collection: { bad: { collections: [], min_count: 1 } } })).toContain('collections');
+  });
+
   it('refuses a file over 1 MiB, YAML, and a missing file', () => {
     const big = JSON.stringify({ blacklist: { launch: { ...LAUNCH, geo_code_locs: `${' '.repeat(1024 * 1024)}US` } } });
     expect(startupError(big)).toMatch(/is \d+ bytes; a policy file may be at most 1 MiB/);

@@ -1,0 +1,60 @@
+import bs58 from 'bs58';
+import { addressBytes } from '../chain/address.js';
+import type { ChainReader, DataSlice, KeyedAccount, ProgramAccountsFilter } from '../chain/types.js';
+import { upstreamUnavailable } from '../errors.js';
+
+/**
+ * Metaplex Core assets (docs/solana-wire-format.md, "Collections"). An AssetV1 account starts
+ * key u8 = 1 (AssetV1), owner at 1..33, then the update authority, a Borsh enum: 0 None,
+ * 1 Address(pubkey), 2 Collection(pubkey) — so a member of collection X has 2 at byte 33 and X at
+ * 34..66 (programs/mpl-core/src/state/asset.rs, update_authority.rs). Core sets Collection(X) only
+ * when X's update authority (or its delegate) signs the create or the update, so it is verified by
+ * construction. A burnt asset is closed to a 1-byte Uninitialized account and no longer matches.
+ */
+export const CORE_PROGRAM_ID = 'CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d';
+
+const KEY_ASSET_V1 = 1;
+const UPDATE_AUTHORITY_COLLECTION = 2;
+/** key + owner + update-authority tag + collection. */
+export const CORE_HEAD_SIZE = 66;
+/**
+ * The 66 bytes the filters match come back with each asset (not `{0, 0}`): the gate checks them
+ * itself, so a wrong answer from the RPC cannot count someone else's asset (about 90 bytes of
+ * base64 per asset).
+ */
+const HEAD_SLICE: DataSlice = { offset: 0, length: CORE_HEAD_SIZE };
+
+/** Two memcmp filters: [AssetV1, owner] at 0, [Collection, collection] at 33. */
+export function coreAssetFilters(owner: string, collection: string): ProgramAccountsFilter[] {
+  return [
+    { memcmp: { offset: 0, bytes: bs58.encode(Buffer.concat([Buffer.of(KEY_ASSET_V1), addressBytes(owner)])) } },
+    { memcmp: { offset: 33, bytes: bs58.encode(Buffer.concat([Buffer.of(UPDATE_AUTHORITY_COLLECTION), addressBytes(collection)])) } },
+  ];
+}
+
+/** Whether the first 66 bytes of an account are an AssetV1 of `owner` in `collection`. */
+export function isCoreAssetOf(head: Buffer, owner: Buffer, collection: Buffer): boolean {
+  return (
+    head.length >= CORE_HEAD_SIZE &&
+    head[0] === KEY_ASSET_V1 &&
+    head.subarray(1, 33).equals(owner) &&
+    head[33] === UPDATE_AUTHORITY_COLLECTION &&
+    head.subarray(34, 66).equals(collection)
+  );
+}
+
+/**
+ * The wallet's Core assets in `collection`: one getProgramAccounts scan. Every account in the
+ * answer must match; one that does not is a malformed reply (503), never silently skipped.
+ */
+export async function coreAssetsOf(chain: ChainReader, owner: string, collection: string): Promise<string[]> {
+  const accounts: KeyedAccount[] = await chain.getProgramAccounts(CORE_PROGRAM_ID, { filters: coreAssetFilters(owner, collection), dataSlice: HEAD_SLICE });
+  const ownerBytes = addressBytes(owner);
+  const collectionBytes = addressBytes(collection);
+  for (const { account } of accounts) {
+    if (!isCoreAssetOf(account.data, ownerBytes, collectionBytes)) {
+      throw upstreamUnavailable('getProgramAccounts: a Core asset in the answer does not match the filters');
+    }
+  }
+  return accounts.map(({ pubkey }) => pubkey);
+}

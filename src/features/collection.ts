@@ -1,0 +1,158 @@
+import { coreAssetsOf } from '../collection/core.js';
+import { searchCompressed, type DasQuery } from '../collection/das.js';
+import { countTokenNfts } from '../collection/token-nfts.js';
+import { GateError, invalidHeader } from '../errors.js';
+import { addressList, type HeaderBag } from '../lib/header-values.js';
+import { nonNegativeInteger } from './lib/numbers.js';
+import type { Feature, FeatureContext, FeatureResults } from './types.js';
+
+/**
+ * collection (docs/collection.md): the wallet holds at least `min_count` NFTs whose collection is
+ * verified and listed in `collections` (or whose verified first creator is listed in `creators`),
+ * across the NFT standards in use: Token Metadata NFTs, editions and programmable NFTs, Token-2022
+ * group members, Metaplex Core assets, and compressed NFTs through a DAS endpoint (DAS_URL).
+ *
+ * Stages, cheapest first, stopping once `min_count` is reached: (a) the wallet's token accounts
+ * (shared with the other checks of the login) and one getMultipleAccounts round; (b) one Core
+ * getProgramAccounts scan per listed collection; (c) DAS searchAssets pages. Anything that cannot
+ * be read is a 503; a bound that stops the count before an answer is a 500 COLLECTION_LIMIT naming
+ * the setting: never a guess.
+ */
+export interface CollectionParams {
+  collections: string[];
+  creators: string[];
+  minCount: number;
+}
+
+export const MAX_MIN_COUNT = 1000;
+export type Standard = 'token-metadata' | 'token-2022' | 'core' | 'das';
+
+export const collectionFeature: Feature<CollectionParams> = {
+  name: 'collection',
+  policyHeaders: ['collections', 'creators', 'min_count'],
+  geoRequired: false,
+  cost: 'accounts',
+  failures: [{ status: 500, code: 'MISSING_COLLECTION_NFT' }],
+  limits: [{ status: 500, code: 'COLLECTION_LIMIT' }],
+
+  parse(headers) {
+    return { ...addressLists(headers), minCount: minCount(headers.get('min_count')) };
+  },
+
+  readsTokenAccounts: () => true,
+
+  async check(wallet, params, context) {
+    return new CollectionCount(wallet, params, context).run();
+  },
+};
+
+/** One check: what was counted per standard, which standards were read, which bounds cut it short. */
+class CollectionCount {
+  private readonly byStandard: Partial<Record<Standard, number>> = {};
+  private readonly limits: { setting: string; bound: number; what: string }[] = [];
+  private found = 0;
+
+  constructor(
+    private readonly wallet: string,
+    private readonly params: CollectionParams,
+    private readonly context: FeatureContext,
+  ) {}
+
+  async run(): Promise<FeatureResults> {
+    const { chain, holdings, config, signal } = this.context;
+    const { collections, creators, minCount } = this.params;
+
+    const tokens = await countTokenNfts(chain, await holdings.tokenAccounts(), { collections: new Set(collections), creators: new Set(creators) }, config.collectionMaxNfts);
+    this.add('token-metadata', tokens.tokenMetadata.size);
+    this.add('token-2022', tokens.token2022.size);
+    if (tokens.unexamined > 0) {
+      this.limits.push({ setting: 'COLLECTION_MAX_NFTS', bound: config.collectionMaxNfts, what: `${tokens.unexamined} more NFTs held than were examined` });
+    }
+    if (this.found >= minCount) return this.success();
+
+    // Core collections are update authorities; `creators` has no verified-first-creator equivalent there (docs/collection.md).
+    if (collections.length > 0) {
+      signal?.throwIfAborted();
+      const assets = await Promise.all(collections.map((collection) => coreAssetsOf(chain, this.wallet, collection)));
+      this.add('core', new Set(assets.flat()).size);
+      if (this.found >= minCount) return this.success();
+    }
+
+    if (config.dasUrl !== undefined) {
+      signal?.throwIfAborted();
+      await this.countCompressed();
+      if (this.found >= minCount) return this.success();
+    }
+    throw this.failure();
+  }
+
+  /** Listed collections first, then creators, sharing one set so an NFT found twice counts once. */
+  private async countCompressed(): Promise<void> {
+    const { config, signal, deadlineMs } = this.context;
+    const queries: DasQuery[] = [...this.params.collections.map((collection) => ({ collection })), ...this.params.creators.map((firstCreator) => ({ firstCreator }))];
+    const found = new Set<string>();
+    const before = this.found;
+    for (const query of queries) {
+      const search = await searchCompressed(config, this.wallet, query, { found, enough: this.params.minCount - before, deadlineMs: deadlineMs ?? Infinity, signal });
+      if (!search.complete) {
+        const what = 'collection' in query ? `collection ${query.collection}` : `creator ${query.firstCreator}`;
+        this.limits.push({ setting: 'DAS_MAX_PAGES', bound: config.dasMaxPages, what: `more compressed NFTs of ${what} than ${config.dasMaxPages} pages hold` });
+      }
+      if (before + found.size >= this.params.minCount) break;
+    }
+    this.add('das', found.size);
+  }
+
+  private add(standard: Standard, count: number): void {
+    this.byStandard[standard] = count;
+    this.found += count;
+  }
+
+  private standardsChecked(): Standard[] {
+    return Object.keys(this.byStandard) as Standard[];
+  }
+
+  private success(): FeatureResults {
+    return { collectionNfts: this.found, standardsChecked: this.standardsChecked() };
+  }
+
+  private failure(): GateError {
+    const required = this.params.minCount;
+    const counts = Object.entries(this.byStandard).map(([standard, count]) => `${standard} ${count}`).join(', ');
+    const extra = { required, found: this.found, byStandard: this.byStandard, standardsChecked: this.standardsChecked() };
+    const limit = this.limits[0];
+    if (limit !== undefined) {
+      return new GateError(
+        500,
+        'COLLECTION_LIMIT',
+        `The collection check could not be decided: ${this.found} of ${required} NFTs found, and ${limit.what} (${limit.setting} is ${limit.bound}). ` +
+          `No token was issued; the operator can raise ${limit.setting}.`,
+        { extra: { ...extra, setting: limit.setting, bound: limit.bound } },
+      );
+    }
+    return new GateError(500, 'MISSING_COLLECTION_NFT', `Wallet holds ${this.found} NFTs of the listed collections or creators, ${required} required (${counts})`, { extra });
+  }
+}
+
+/** `collections` and `creators`: JSON arrays of addresses; at least one header, and at least one address between them. */
+function addressLists(headers: HeaderBag): Pick<CollectionParams, 'collections' | 'creators'> {
+  const rawCollections = headers.get('collections');
+  const rawCreators = headers.get('creators');
+  if (rawCollections === undefined && rawCreators === undefined) {
+    throw new GateError(400, 'MISSING_HEADER', 'Missing required header: collections or creators (at least one)', { extra: { missing: ['collections', 'creators'] } });
+  }
+  const collections = rawCollections === undefined ? [] : [...new Set(addressList('collections', rawCollections))];
+  const creators = rawCreators === undefined ? [] : [...new Set(addressList('creators', rawCreators))];
+  if (collections.length === 0 && creators.length === 0) {
+    throw invalidHeader(rawCollections === undefined ? 'creators' : 'collections', 'collections and creators list no address between them; at least one is needed');
+  }
+  return { collections, creators };
+}
+
+/** Absent or blank: 1. */
+function minCount(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 1;
+  const value = nonNegativeInteger('min_count', raw, MAX_MIN_COUNT);
+  if (value < 1) throw invalidHeader('min_count', `must be a whole number from 1 to ${MAX_MIN_COUNT}`);
+  return value;
+}
