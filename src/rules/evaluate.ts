@@ -65,26 +65,43 @@ export interface RuleOutcome {
 const WAVES: readonly (ReadCost | 'memory')[] = ['memory', 'accounts', 'scan', 'history'];
 
 export async function evaluateRule(rule: Rule, wallet: { address: string; publicKey: Uint8Array }, environment: RuleEnvironment): Promise<RuleOutcome> {
-  const states: LeafOutcome[] = rule.leaves.map((leaf) => ({ leaf, state: 'skipped' }));
-  const exhaustive = environment.exhaustive === true;
   const holdings = walletHoldings(environment.chain, wallet.address, { mints: rule.heldMints, tokenAccounts: rule.readsTokenAccounts }, environment.config.holdingsScope);
-  const needed = (leaf: RuleLeaf): boolean => exhaustive || undecidedAbove(rule.root, leaf, states);
+  const run = (leaf: RuleLeaf, signal: AbortSignal): Promise<LeafOutcome> =>
+    runLeaf(leaf, { wallet, environment, holdings, chain: abortableChain(environment.chain, signal), signal });
 
+  if (environment.exhaustive) {
+    // Every leaf, for the figures; the verdict is what a sign-in would answer: the same schedule
+    // replayed over these outcomes (outcomes do not depend on which other leaves ran).
+    const never = new AbortController().signal;
+    const all = await Promise.all(rule.leaves.map((leaf) => run(leaf, never)));
+    const replayed = await schedule(rule, (leaf) => Promise.resolve(all[leaf.index]!));
+    return { ...verdict(rule, replayed), leaves: all };
+  }
+  return verdict(rule, await schedule(rule, run));
+}
+
+/**
+ * Runs the waves; returns each leaf's outcome (`skipped` for those not run or aborted). Within a
+ * wave a leaf that can no longer change the outcome is aborted — but never one that comes before
+ * the deciding leaf in tree order and could still become it — so the answer is the same whatever
+ * order the leaves of a wave finish in.
+ */
+async function schedule(rule: Rule, run: (leaf: RuleLeaf, signal: AbortSignal) => Promise<LeafOutcome>): Promise<LeafOutcome[]> {
+  const states: LeafOutcome[] = rule.leaves.map((leaf) => ({ leaf, state: 'skipped' }));
   for (const wave of WAVES) {
-    if (!exhaustive && valueOf(rule.root, states) !== undefined) break;
-    const runnable = rule.leaves.filter((leaf) => waveOf(leaf) === wave && needed(leaf));
+    if (valueOf(rule.root, states) !== undefined) break;
+    const runnable = rule.leaves.filter((leaf) => waveOf(leaf) === wave && undecidedAbove(rule.root, leaf, states));
     if (runnable.length === 0) continue;
     const running = new Map(runnable.map((leaf) => [leaf, new AbortController()]));
     await new Promise<void>((resolve, reject) => {
       for (const [leaf, abort] of running) {
-        const context: LeafContext = { wallet, environment, holdings, chain: abortableChain(environment.chain, abort.signal), signal: abort.signal };
-        runLeaf(leaf, context).then(
+        run(leaf, abort.signal).then(
           (outcome) => {
             if (!running.delete(leaf)) return;
             states[leaf.index] = outcome;
-            // Whatever can no longer change the outcome stops reading now.
+            // Whatever can no longer change the answer stops reading now.
             for (const [other, otherAbort] of running) {
-              if (needed(other)) continue;
+              if (stillMatters(rule, other, states)) continue;
               otherAbort.abort();
               running.delete(other);
             }
@@ -100,12 +117,32 @@ export async function evaluateRule(rule: Rule, wallet: { address: string; public
       }
     });
   }
+  return states;
+}
 
+function verdict(rule: Rule, states: LeafOutcome[]): RuleOutcome {
   const value = valueOf(rule.root, states);
   if (value === true) return { passed: true, leaves: states };
   if (value === false) return { passed: false, leaves: states, error: decidingError(rule.root, states) };
+  // Undecided: a leaf it needs could not be read. Fail closed with the first such reason, in tree order.
   const unknown = states.find((outcome) => outcome.state === 'unknown' && undecidedAbove(rule.root, outcome.leaf, states));
   return { passed: undefined, leaves: states, error: unknown?.error ?? new GateError(500, 'INTERNAL_ERROR', 'The rule could not be decided; no token was issued.') };
+}
+
+/**
+ * Whether a running leaf can still change the answer. While the root is open: when no node above
+ * it is decided. Once the root passed: never. Once it failed: when it comes before the deciding
+ * leaf in tree order and every node between the root and it is still open — it could fail and
+ * become the deciding leaf (decidingError takes the first failing child).
+ */
+function stillMatters(rule: Rule, leaf: RuleLeaf, states: readonly LeafOutcome[]): boolean {
+  const root = valueOf(rule.root, states);
+  if (root === undefined) return undecidedAbove(rule.root, leaf, states);
+  if (root === true) return false;
+  const deciding = decidingLeaf(rule.root, states);
+  if (leaf.index > deciding.index) return false;
+  const children = rule.root.kind === 'not' ? [rule.root.child] : rule.root.kind === 'feature' || rule.root.kind === 'wallets' ? [] : rule.root.children;
+  return children.some((child) => contains(child, leaf) && undecidedAbove(child, leaf, states));
 }
 
 interface LeafContext {
@@ -201,17 +238,21 @@ function contains(node: RuleNode, leaf: RuleLeaf): boolean {
  * wallet must not meet.
  */
 function decidingError(node: RuleNode, states: readonly LeafOutcome[]): GateError {
-  switch (node.kind) {
-    case 'feature':
-    case 'wallets':
-      return states[node.index]!.error!;
-    case 'not':
-      return negationFailed(node.child, node.path);
-    default: {
-      const failing = node.children.find((child) => valueOf(child, states) === false)!;
-      return decidingError(failing, states);
-    }
-  }
+  if (node.kind === 'not') return negationFailed(node.child, node.path);
+  if (node.kind === 'feature' || node.kind === 'wallets') return states[node.index]!.error!;
+  return decidingError(node.children.find((child) => valueOf(child, states) === false)!, states);
+}
+
+/** The leaf whose answer decidingError gives (under a failing `not`, the negated subtree's first leaf). */
+function decidingLeaf(node: RuleNode, states: readonly LeafOutcome[]): RuleLeaf {
+  if (node.kind === 'feature' || node.kind === 'wallets') return node;
+  if (node.kind === 'not') return firstLeaf(node.child);
+  return decidingLeaf(node.children.find((child) => valueOf(child, states) === false)!, states);
+}
+
+function firstLeaf(node: RuleNode): RuleLeaf {
+  if (node.kind === 'feature' || node.kind === 'wallets') return node;
+  return firstLeaf(node.kind === 'not' ? node.child : node.children[0]!);
 }
 
 function notListed(file: string): GateError {

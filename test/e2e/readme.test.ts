@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -34,7 +34,7 @@ import { bundleSdkForBrowser, launchBrowser, servePages, type Browser, type Page
  * those pages must resolve.
  */
 const DIST = (path: string): string => pathToFileURL(join(ROOT, 'dist/src', path)).href;
-const RUN_KINDS = ['browser', 'backend', 'node', '', 'tour', 'launch-setup', 'launch-gate', 'launch-nginx', 'launch-try'];
+const RUN_KINDS = ['browser', 'backend', 'node', '', 'tour', 'launch-setup', 'launch-gate', 'launch-nginx', 'launch-try', 'rules-setup', 'rules-gate', 'rules-try'];
 /** Where `npm run dev` writes the demo wallet's keypair, as the docs say. */
 const DEV_KEYPAIR = '/tmp/x404-demo-clean.json';
 const CLEAN = demoWallet('clean').publicKey;
@@ -65,6 +65,33 @@ function runNode(file: string, cwd: string): Promise<{ code: number | null; outp
 const examples = (): Example[] => runnableBlocks();
 
 /** A directory with `x404` (and `npx x404`) on PATH, running the built CLI. */
+/** `npm start` in a checkout is `node dist/src/main.js`; a test folder is not a checkout. */
+function npmStartShim(bin: string): void {
+  writeFileSync(join(bin, 'npm'), `#!/bin/sh\n[ "$1" = start ] && exec "${process.execPath}" "${join(ROOT, 'dist/src/main.js')}"\necho "npm shim: only npm start" >&2; exit 2\n`);
+  chmodSync(join(bin, 'npm'), 0o755);
+}
+
+/** Runs a documented gate block in the background (detached: killed with its group); resolves once /health answers. */
+async function startDocumentedGate(script: string, cwd: string, env: Record<string, string>, port: number): Promise<{ output(): string; stop(): void }> {
+  const gate = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd, env, detached: true });
+  let output = '';
+  gate.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  gate.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const stop = (): void => {
+    if (gate.pid !== undefined && gate.exitCode === null) process.kill(-gate.pid, 'SIGKILL');
+  };
+  try {
+    await eventually('the documented gate to answer /health', async () => {
+      if (gate.exitCode !== null) throw new Error(`the documented gate exited:\n${output}`);
+      return fetch(`http://127.0.0.1:${port}/health`).then((response) => response.ok, () => false);
+    }, 20_000);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return { output: () => output, stop };
+}
+
 function cliBin(dir: string): string {
   const bin = join(dir, 'bin');
   mkdirSync(bin, { recursive: true });
@@ -272,9 +299,7 @@ describe('Running a launch (docs/launch-operations.md)', () => {
     mkdirSync(join(dir, 'nginx'), { recursive: true });
     writeFileSync(join(home, '.config/solana/id.json'), JSON.stringify([...demoWallet('clean').secretKey]));
     const bin = cliBin(dir);
-    // `npm start` in a checkout is `node dist/src/main.js`; this directory is not a checkout.
-    writeFileSync(join(bin, 'npm'), `#!/bin/sh\n[ "$1" = start ] && exec "${process.execPath}" "${join(ROOT, 'dist/src/main.js')}"\necho "npm shim: only npm start" >&2; exit 2\n`);
-    chmodSync(join(bin, 'npm'), 0o755);
+    npmStartShim(bin);
     const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home };
 
     const setup = await runBash(block('launch-setup'), dir, env);
@@ -289,18 +314,11 @@ describe('Running a launch (docs/launch-operations.md)', () => {
     });
     await new Promise<void>((resolve) => mintApi.listen(0, '127.0.0.1', resolve));
     const gatePort = await freePort();
-    let gate: ChildProcess | undefined;
-    let gateOutput = '';
+    let gate: Awaited<ReturnType<typeof startDocumentedGate>> | undefined;
     let nginx: Awaited<ReturnType<typeof startNginx>> | undefined;
     try {
       const gateScript = block('launch-gate').replaceAll('https://api.mainnet-beta.solana.com', stack.localnet.url);
-      gate = spawn('bash', ['-euo', 'pipefail', '-c', gateScript], { cwd: dir, env: { ...env, PORT: String(gatePort), HOST: '127.0.0.1' }, detached: true });
-      gate.stdout?.on('data', (chunk: Buffer) => (gateOutput += chunk.toString()));
-      gate.stderr?.on('data', (chunk: Buffer) => (gateOutput += chunk.toString()));
-      await eventually('the documented gate to answer /health', async () => {
-        if (gate?.exitCode !== null) throw new Error(`the documented gate exited:\n${gateOutput}`);
-        return fetch(`http://127.0.0.1:${gatePort}/health`).then((response) => response.ok, () => false);
-      }, 20_000);
+      gate = await startDocumentedGate(gateScript, dir, { ...env, PORT: String(gatePort), HOST: '127.0.0.1' }, gatePort);
 
       const mintPort = (mintApi.address() as { port: number }).port;
       nginx = await startNginx(join(dir, 'nginx'), (port) =>
@@ -308,15 +326,48 @@ describe('Running a launch (docs/launch-operations.md)', () => {
       );
 
       const tryIt = await runBash(block('launch-try').replaceAll('http://localhost:8080', nginx.url), dir, env);
-      expect(tryIt.code, `${tryIt.output}\n--- gate ---\n${gateOutput}\n--- nginx ---\n${nginx.log()}`).toBe(0);
+      expect(tryIt.code, `${tryIt.output}\n--- gate ---\n${gate.output()}\n--- nginx ---\n${nginx.log()}`).toBe(0);
       expect(tryIt.output).toContain(`{"minted":true,"wallet":"${demoWallet('clean').publicKey}"}`);
       expect(tryIt.output).toContain(`Valid blacklist token for ${demoWallet('clean').publicKey}`);
       expect(mintCalls).toBe(1); // the refused request never reached it
-      expect(gateOutput).toContain('"policyMode":"pinned"');
+      expect(gate.output()).toContain('"policyMode":"pinned"');
     } finally {
       await nginx?.stop();
-      if (gate?.pid !== undefined && gate.exitCode === null) process.kill(-gate.pid, 'SIGKILL');
+      gate?.stop();
       await new Promise((resolve) => mintApi.close(resolve));
+    }
+  });
+});
+
+describe('Rules (docs/rules.md)', () => {
+  it('the setup, gate and try-it blocks run as written: a snapshot wallet signs in to the rule, x404 check says why another is refused', async () => {
+    const all = examples();
+    const block = (kind: string): string => {
+      const found = all.find((example) => example.kind === kind);
+      expect(found, `the docs have a x404-example ${kind} block`).toBeDefined();
+      return found!.code;
+    };
+    const dir = join(work, 'rules');
+    const home = join(dir, 'home');
+    mkdirSync(join(home, '.config/solana'), { recursive: true });
+    writeFileSync(join(home, '.config/solana/id.json'), JSON.stringify([...demoWallet('old').secretKey]));
+    const bin = cliBin(dir);
+    npmStartShim(bin);
+    const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home };
+    const chain = (code: string): string => code.replaceAll('http://127.0.0.1:8899', stack.localnet.url);
+
+    const setup = await runBash(block('rules-setup'), dir, env);
+    expect(setup.code, setup.output).toBe(0);
+    const port = await freePort();
+    const gate = await startDocumentedGate(chain(block('rules-gate')).replace('PORT=3001', `PORT=${port} HOST=127.0.0.1`), dir, env, port);
+    try {
+      const tryIt = await runBash(chain(block('rules-try')).replaceAll('http://localhost:3001', `http://127.0.0.1:${port}`), dir, env);
+      expect(tryIt.code, `${tryIt.output}\n--- gate ---\n${gate.output()}`).toBe(0);
+      expect(tryIt.output).toContain(`Valid rule launch token for ${demoWallet('old').publicKey}`);
+      expect(tryIt.output).toMatch(/✗ rule launch .* refused with 403 WALLET_DENIED/);
+      expect(tryIt.output).toContain('refused (exit 1)');
+    } finally {
+      gate.stop();
     }
   });
 });
