@@ -60,9 +60,8 @@ export async function loginCommand(argv: string[]): Promise<number> {
     printResult(LOGIN_HELP);
     return EXIT.ok;
   }
-  const missing = (['url', 'keypair'] as const).filter((name) => values[name] === undefined);
-  if (values.feature === undefined && values.rule === undefined) missing.push('feature' as never);
-  if (missing.length > 0) throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')}`);
+  const missing = (['url', 'feature', 'keypair'] as const).filter((name) => values[name] === undefined && !(name === 'feature' && values.rule !== undefined));
+  if (missing.length > 0) throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')}${missing.includes('feature') ? ' (or --rule)' : ''}`);
   const url = values.url as string;
   if (!/^https?:\/\//.test(url)) throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`);
   const rule = values.rule;
