@@ -226,10 +226,10 @@ function policyParameters(feature: FeatureName, options: OpenApiOptions): JsonOb
   ];
 }
 
-function featureGet(feature: FeatureName, options: OpenApiOptions): JsonObject {
+/** A sign-in route's answers: the 200 (nonce, token or re-authentication) and an error response per status. */
+function signInResponses(codes: { status: number; code: string }[]): JsonObject {
   const errors: Record<number, string[]> = structuredClone(COMMON_ERRORS);
-  for (const { status, code } of FEATURES[feature].failures) errors[status] = [...(errors[status] ?? []), code];
-
+  for (const { status, code } of codes) errors[status] = [...new Set([...(errors[status] ?? []), code])];
   const responses: JsonObject = {
     '200': {
       description:
@@ -245,10 +245,31 @@ function featureGet(feature: FeatureName, options: OpenApiOptions): JsonObject {
       content: { [JSON_TYPE]: { schema: { oneOf: [ref('NonceReady'), ref('LoginSuccess'), ref('ReauthSuccess')] } } },
     },
   };
-  for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => a.localeCompare(b))) {
-    const extra = status === '429' || status === '503' ? ['Retry-After'] : [];
-    responses[status] = errorResponse(Number(status), codes, extra);
+  for (const [status, list] of Object.entries(errors).sort(([a], [b]) => a.localeCompare(b))) {
+    responses[status] = errorResponse(Number(status), list, status === '429' || status === '503' ? ['Retry-After'] : []);
   }
+  return responses;
+}
+
+/** The parameters every sign-in route takes: the nonce, the proof, the name in X-404-Feature, a token. */
+function signInParameters(name: string, mustEqual: string): JsonObject[] {
+  return [
+    { $ref: '#/components/parameters/CacheBuster' },
+    { $ref: '#/components/parameters/Nonce' },
+    { $ref: '#/components/parameters/Signature' },
+    { $ref: '#/components/parameters/Addr' },
+    { ...headerParameter({ name: 'X-404-Feature', description: `Must equal ${mustEqual}.`, requiredToSignIn: true }), schema: { type: 'string', const: name } },
+    { $ref: '#/components/parameters/Jwt' },
+    { $ref: '#/components/parameters/SignMode' },
+    { $ref: '#/components/parameters/Message' },
+  ];
+}
+
+/** A feature's "not met" and "bound reached" answers. */
+const answersOf = (feature: FeatureName): { status: number; code: string }[] => [...FEATURES[feature].failures, ...(FEATURES[feature].limits ?? [])];
+
+function featureGet(feature: FeatureName, options: OpenApiOptions): JsonObject {
+  const responses = signInResponses(answersOf(feature));
 
   return {
     operationId: `auth_${feature}`,
@@ -262,14 +283,7 @@ function featureGet(feature: FeatureName, options: OpenApiOptions): JsonObject {
     ].join('\n'),
     security: [{}, { gateToken: [] }],
     parameters: [
-      { $ref: '#/components/parameters/CacheBuster' },
-      { $ref: '#/components/parameters/Nonce' },
-      { $ref: '#/components/parameters/Signature' },
-      { $ref: '#/components/parameters/Addr' },
-      { ...headerParameter({ name: 'X-404-Feature', description: 'Must equal the feature of the path.', requiredToSignIn: true }), schema: { type: 'string', const: feature } },
-      { $ref: '#/components/parameters/Jwt' },
-      { $ref: '#/components/parameters/SignMode' },
-      { $ref: '#/components/parameters/Message' },
+      ...signInParameters(feature, 'the feature of the path'),
       ...policyParameters(feature, options),
       ...FEATURE_HEADERS[feature].map(headerParameter),
     ],
@@ -279,23 +293,10 @@ function featureGet(feature: FeatureName, options: OpenApiOptions): JsonObject {
 
 /** GET /x404_auth/<rule>: the feature endpoint's pattern with the rule's name, no policy headers, and the failures of its leaves. */
 function ruleGet(rule: Rule): JsonObject {
-  const errors: Record<number, string[]> = structuredClone(COMMON_ERRORS);
-  const add = (status: number, code: string): void => void (errors[status] = [...new Set([...(errors[status] ?? []), code])]);
-  for (const leaf of rule.leaves) {
-    if (leaf.kind === 'wallets') add(403, 'WALLET_NOT_LISTED');
-    else for (const { status, code } of FEATURES[leaf.feature].failures) add(status, code);
-  }
-  if (JSON.stringify(rule.listing).includes('"not":')) ['WALLET_DENIED', 'RULE_NOT_MET'].forEach((code) => add(403, code));
-  const responses: JsonObject = {
-    '200': {
-      description: 'A nonce (request without signature headers), a token (the wallet meets the whole rule) or re-authentication (valid x-jwt of this rule, issued while the rule was as it is now).',
-      headers: { 'X-404-Nonce': headerRef('X404Nonce'), 'X-404-Mechanism': headerRef('X404Mechanism'), 'Cache-Control': headerRef('CacheControl') },
-      content: { [JSON_TYPE]: { schema: { oneOf: [ref('NonceReady'), ref('LoginSuccess'), ref('ReauthSuccess')] } } },
-    },
-  };
-  for (const [status, codes] of Object.entries(errors).sort(([a], [b]) => a.localeCompare(b))) {
-    responses[status] = errorResponse(Number(status), codes, status === '429' || status === '503' ? ['Retry-After'] : []);
-  }
+  // A rule answers with its deciding leaf's code (or an unreadable leaf's), and its own three.
+  const codes = rule.leaves.flatMap((leaf) => (leaf.kind === 'wallets' ? [{ status: 403, code: 'WALLET_NOT_LISTED' }] : answersOf(leaf.feature)));
+  if (JSON.stringify(rule.listing).includes('"not":')) codes.push({ status: 403, code: 'WALLET_DENIED' }, { status: 403, code: 'RULE_NOT_MET' });
+  const responses = signInResponses(codes);
   return {
     operationId: `rule_${rule.name.replace(/[^A-Za-z0-9_]/g, '_')}`,
     tags: ['authentication'],
@@ -306,14 +307,7 @@ function ruleGet(rule: Rule): JsonObject {
     ].join('\n\n'),
     security: [{}, { gateToken: [] }],
     parameters: [
-      { $ref: '#/components/parameters/CacheBuster' },
-      { $ref: '#/components/parameters/Nonce' },
-      { $ref: '#/components/parameters/Signature' },
-      { $ref: '#/components/parameters/Addr' },
-      { ...headerParameter({ name: 'X-404-Feature', description: 'Must equal the rule\'s name.', requiredToSignIn: true }), schema: { type: 'string', const: rule.name } },
-      { $ref: '#/components/parameters/Jwt' },
-      { $ref: '#/components/parameters/SignMode' },
-      { $ref: '#/components/parameters/Message' },
+      ...signInParameters(rule.name, 'the rule\'s name'),
       { name: 'X-Lat', in: 'header', required: false, description: 'Latitude, for leaves whose policy turns geolocation on.', schema: { type: 'string' } },
       { name: 'X-Long', in: 'header', required: false, description: 'Longitude, for leaves whose policy turns geolocation on.', schema: { type: 'string' } },
     ],

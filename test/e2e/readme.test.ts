@@ -92,6 +92,13 @@ async function startDocumentedGate(script: string, cwd: string, env: Record<stri
   return { output: () => output, stop };
 }
 
+/** The one block of the docs fenced `x404-example <kind>`. */
+function block(kind: string): string {
+  const found = examples().find((example) => example.kind === kind);
+  expect(found, `the docs have a x404-example ${kind} block`).toBeDefined();
+  return found!.code;
+}
+
 function cliBin(dir: string): string {
   const bin = join(dir, 'bin');
   mkdirSync(bin, { recursive: true });
@@ -287,12 +294,6 @@ describe('links of README.md and docs/', () => {
 
 describe('Running a launch (docs/launch-operations.md)', () => {
   it('the setup, gate, nginx and try-it blocks run as written: only the signed-in wallet reaches the mint API', async () => {
-    const all = examples();
-    const block = (kind: string): string => {
-      const found = all.find((example) => example.kind === kind);
-      expect(found, `the docs have a x404-example ${kind} block`).toBeDefined();
-      return found!.code;
-    };
     const dir = join(work, 'launch');
     const home = join(dir, 'home');
     mkdirSync(join(home, '.config/solana'), { recursive: true });
@@ -341,12 +342,6 @@ describe('Running a launch (docs/launch-operations.md)', () => {
 
 describe('Rules (docs/rules.md)', () => {
   it('the setup, gate and try-it blocks run as written: a snapshot wallet signs in to the rule, x404 check says why another is refused', async () => {
-    const all = examples();
-    const block = (kind: string): string => {
-      const found = all.find((example) => example.kind === kind);
-      expect(found, `the docs have a x404-example ${kind} block`).toBeDefined();
-      return found!.code;
-    };
     const dir = join(work, 'rules');
     const home = join(dir, 'home');
     mkdirSync(join(home, '.config/solana'), { recursive: true });
