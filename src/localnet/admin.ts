@@ -8,11 +8,14 @@
  *   POST /__localnet/token-account  {owner, mint, amount:string, program, address?} → {address}
  *   POST /__localnet/mint           {address?, decimals, program} → {address}
  *   POST /__localnet/lamports       {address, lamports} → {ok:true}
+ *   POST /__localnet/sol-transfer   {from, to, lamports, daysAgo} → {signature}: a successful SOL
+ *                                   transfer in both histories, `daysAgo` days before the state's now
  *
  * Admin calls are never counted in the stats and never hit by faults.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultInjector, FaultSpec } from './faults.js';
+import { solTransfer } from './recipes.js';
 import type { ChainState, TokenProgramName } from './state.js';
 import type { Counters } from './stats.js';
 
@@ -110,6 +113,13 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx
       case 'lamports':
         ctx.state.setLamports(stringField(body, 'address'), amountField(body, 'lamports'));
         return reply(res, 200, { ok: true });
+      case 'sol-transfer': {
+        const daysAgo = body.daysAgo;
+        if (typeof daysAgo !== 'number' || !Number.isFinite(daysAgo) || daysAgo < 0) throw new BadRequest('daysAgo must be a number ≥ 0');
+        const lamports = Number(amountField(body, 'lamports'));
+        const signature = solTransfer(ctx.state, { from: stringField(body, 'from'), to: stringField(body, 'to'), lamports, daysAgo, fromBefore: lamports + 1_000_000_000 });
+        return reply(res, 200, { signature });
+      }
       default:
         return reply(res, 404, { error: `no admin route ${route}` });
     }

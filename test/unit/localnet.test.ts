@@ -382,6 +382,19 @@ describe('admin routes', () => {
     expect(Buffer.from(after[0]!.account.data[0], 'base64').readBigUInt64LE(64)).toBe(0n);
   });
 
+  it('record SOL transfers in both histories, days back from the state\'s now', async () => {
+    const from = demoWallet('bench-wallet-1').publicKey;
+    const to = demoWallet('bench-wallet-2').publicKey;
+    const { signature } = await admin('sol-transfer', { from, to, lamports: '1000', daysAgo: 40 });
+    for (const address of [from, to]) {
+      const [info] = (await rpc('getSignaturesForAddress', [address, { limit: 10 }])).result;
+      expect(info).toMatchObject({ signature, err: null });
+      expect(Date.now() / 1000 - info.blockTime).toBeGreaterThan(39 * 86_400);
+    }
+    const res = await fetch(`${chain.url}/__localnet/sol-transfer`, { method: 'POST', body: JSON.stringify({ from, to, lamports: '1', daysAgo: -1 }) });
+    expect(res.status).toBe(400);
+  });
+
   it('answer 400 for bad input', async () => {
     const res = await fetch(`${chain.url}/__localnet/token-account`, { method: 'POST', body: JSON.stringify({ owner: 'nope', mint: 'x', amount: '1' }) });
     expect(res.status).toBe(400);
