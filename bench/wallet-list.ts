@@ -12,6 +12,8 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodeAddress } from '../src/chain/address.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { readListsOffThread } from '../src/rules/read-lists.js';
 import { loadWalletList, type WalletList } from '../src/rules/wallet-list.js';
 
 const count = Number(process.argv[2] ?? 1_000_000);
@@ -61,6 +63,25 @@ const loads = [timedLoad()];
 const after = memory();
 for (let i = 1; i < LOADS; i++) loads.push(timedLoad());
 if (list?.size !== count) throw new Error(`loaded ${list?.size} addresses, wrote ${count}`);
+
+/** The longest the event loop stood still while `load` ran (what logins being served would wait). */
+async function longestStallMs(load: () => unknown): Promise<number> {
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  const ticker = setInterval(() => {}, 5);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await load();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  clearInterval(ticker);
+  delay.disable();
+  return delay.max / 1e6;
+}
+const policiesFile = join(directory, 'policies.json');
+writeFileSync(policiesFile, JSON.stringify({ rules: { launch: { wallets: 'wallets.txt' } } }));
+const stallOnLoop = await longestStallMs(() => loadWalletList(path));
+const stallInWorker = await longestStallMs(async () => {
+  if ((await readListsOffThread(policiesFile)).get(path)?.size !== count) throw new Error('the worker did not read the list');
+});
 
 /** For comparison: what the obvious Set of the address strings holds. */
 function setBytes(): number {
@@ -114,6 +135,7 @@ const section = [
   '| measure | value |',
   '| --- | --- |',
   `| load (read, decode, sort, digest), ${LOADS} runs, wall (CPU) | ${loadText} |`,
+  `| longest event-loop stall while a SIGHUP reads it: on the event loop / in a worker (what the gate does) | ${stallOnLoop.toFixed(0)} ms / ${stallInWorker.toFixed(0)} ms |`,
   `| kept after load, per address: heap + external | ${(heapPer + externalPer).toFixed(1)} bytes (heap ${heapPer.toFixed(1)}, external ${externalPer.toFixed(1)}) |`,
   `| RSS growth after load, per address | ${rssPer.toFixed(1)} bytes |`,
   `| for comparison, a Set of the address strings, per address | ${setPer.toFixed(1)} bytes |`,

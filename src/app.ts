@@ -13,6 +13,7 @@ import { createRateLimiter } from './ratelimit/create.js';
 import { closeRedisClient, createRedisClient, waitForRedis, type RedisClient } from './redis/client.js';
 import { createSignatureVerifier } from './signature/verifier.js';
 import { loadPolicyFile } from './policy/load.js';
+import { readListsOffThread } from './rules/read-lists.js';
 import type { PolicySet } from './policy/types.js';
 import { createTokenService, type TokenService } from './token/jwt.js';
 import { loadTokenKeys } from './token/keys.js';
@@ -148,7 +149,9 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
     async reload() {
       if (config.policiesFile) {
         try {
-          deps.policies = loadPolicies(config);
+          // Wallet lists first, in a worker: a big list must not stall the logins being served.
+          const lists = await readListsOffThread(config.policiesFile);
+          deps.policies = loadPolicyFile(config.policiesFile, config.policyMode, lists);
           openApiJson = openApi();
           logger.info(policySummary(deps.policies), 'policies reloaded');
         } catch (error) {

@@ -10,6 +10,7 @@ import { policyDigest } from '../token/policy.js';
 import { policyHeadersOf } from './headers.js';
 import { buildRules } from '../rules/load.js';
 import type { Rule } from '../rules/types.js';
+import type { WalletList } from '../rules/wallet-list.js';
 import type { NamedPolicy, PolicyMode, PolicySet } from './types.js';
 
 /**
@@ -26,7 +27,8 @@ const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /** The caller's position is per request, never part of a policy. */
 const LOCATION_FIELDS = new Set(['lat', 'long', 'x-lat', 'x-long']);
 
-export function loadPolicyFile(path: string, mode: PolicyMode): PolicySet {
+/** `preloaded`: wallet lists already read (src/rules/read-lists.ts), by absolute path; others are read here. */
+export function loadPolicyFile(path: string, mode: PolicyMode, preloaded?: ReadonlyMap<string, WalletList>): PolicySet {
   const fail = (why: string): never => {
     throw new ConfigError('POLICIES_FILE', `${path}: ${why}`);
   };
@@ -47,10 +49,10 @@ export function loadPolicyFile(path: string, mode: PolicyMode): PolicySet {
   } catch (error) {
     fail(`is not valid JSON (${(error as Error).message})`);
   }
-  return buildPolicySet(parsed, mode, path, fail);
+  return buildPolicySet(parsed, mode, path, fail, preloaded);
 }
 
-export function buildPolicySet(document: unknown, mode: PolicyMode, source: string, fail: (why: string) => never): PolicySet {
+export function buildPolicySet(document: unknown, mode: PolicyMode, source: string, fail: (why: string) => never, preloaded?: ReadonlyMap<string, WalletList>): PolicySet {
   if (!isPlainObject(document)) fail('must be a JSON object of features, e.g. {"blacklist": {"launch": {…}}}');
   const byFeature = Object.fromEntries(FEATURE_NAMES.map((feature) => [feature, new Map<string, NamedPolicy>()])) as Record<FeatureName, Map<string, NamedPolicy>>;
 
@@ -70,7 +72,7 @@ export function buildPolicySet(document: unknown, mode: PolicyMode, source: stri
   const rules =
     ruleDocument === undefined
       ? new Map<string, Rule>()
-      : buildRules(ruleDocument, { policies: byFeature, compilePolicy, baseDir: dirname(resolve(source)) }, (why) => fail(why));
+      : buildRules(ruleDocument, { policies: byFeature, compilePolicy, baseDir: dirname(resolve(source)), preloaded }, (why) => fail(why));
   const ruleNames = [...rules.keys()].sort();
   const rulesSuffix = ruleNames.length > 0 ? `,"rules":${JSON.stringify(ruleNames)}` : '';
 

@@ -19,6 +19,8 @@ export interface RuleSources {
   compilePolicy(feature: FeatureName, name: string, fields: Record<string, unknown>, fail: (why: string) => never): NamedPolicy;
   /** Folder wallet list files are relative to (POLICIES_FILE's). */
   baseDir: string;
+  /** Lists already read, by absolute path (SIGHUP reads them in a worker: src/rules/read-lists.ts). */
+  preloaded?: ReadonlyMap<string, WalletList> | undefined;
 }
 
 /** Rule names take the place of a feature's: in the path, the challenge and the token's `feature`. */
@@ -30,7 +32,7 @@ export function buildRules(document: unknown, sources: RuleSources, fail: (why: 
   const rules = new Map<string, Rule>();
   const lowerNames = new Map<string, string>();
   // One list read once, however many leaves name it.
-  const lists = new Map<string, WalletList>();
+  const lists = new Map<string, WalletList>(sources.preloaded);
   for (const [name, tree] of Object.entries(document as Record<string, unknown>)) {
     const where = `rule ${JSON.stringify(name.slice(0, 70))}`;
     if (!NAME_PATTERN.test(name)) fail(`${where}: a rule name is 1–64 letters, digits, '_', '.' or '-', starting with a letter or digit`);

@@ -4,8 +4,9 @@ import { ALPHABET, decodeBase58 } from '../lib/base58.js';
 
 /**
  * A wallet list: the operator's file of Solana addresses, one per line, that a rule leaf names
- * (`not` over it makes a deny list). Read once at start-up and again on SIGHUP, synchronously: a
- * bad list must stop the gate (or leave the previous rules in force) before any login sees it.
+ * (`not` over it makes a deny list). Read once at start-up and again on SIGHUP (then in a worker
+ * thread, src/rules/read-lists.ts); a bad list stops the gate (or leaves the previous rules in
+ * force) before any login sees it.
  *
  * Format: UTF-8, one base58 address (32 bytes) per line; whitespace around it is trimmed (so `\r\n`
  * and a byte-order mark are fine); blank lines and lines starting with `#` are skipped; an address
@@ -55,8 +56,27 @@ const MAX_BUCKET_BITS = 16;
 const INSERTION_SORT_MAX = 48;
 
 export function loadWalletList(path: string): WalletList {
+  return walletListFrom(path, readWalletList(path));
+}
+
+/**
+ * A list file read, checked and sorted, as plain data (buffers a worker thread can hand over):
+ * SIGHUP reads lists in a worker (src/rules/read-lists.ts) so a million addresses do not stop the
+ * event loop for a second. Throws WalletListError.
+ */
+export interface WalletListData extends SortedKeys {
+  digest: string;
+}
+
+export function readWalletList(path: string): WalletListData {
   const { raw, count } = parseAddresses(path, readListFile(path));
-  return new SortedWalletList(path, sortDistinct(path, raw, count));
+  const sorted = sortDistinct(path, raw, count);
+  return { ...sorted, digest: createHash('sha256').update(sorted.keys).digest('base64url') };
+}
+
+/** The list over data that readWalletList produced (here or in a worker); costs nothing. */
+export function walletListFrom(source: string, data: WalletListData): WalletList {
+  return new SortedWalletList(source, data);
 }
 
 function readListFile(path: string): string {
@@ -112,7 +132,7 @@ function notAnAddress(line: string, decoded: Uint8Array | undefined): string {
 
 /** The distinct keys, sorted, and where each bucket (keys sharing their first `bits` bits) starts. */
 interface SortedKeys {
-  keys: Buffer;
+  keys: Uint8Array;
   /** Bucket of a key = its first two bytes >>> shift. */
   shift: number;
   /** Index of the first key of each bucket; the last entry is the number of keys. */
@@ -207,16 +227,16 @@ function sortBucket(keys: Buffer, from: number, to: number): void {
 class SortedWalletList implements WalletList {
   readonly size: number;
   readonly digest: string;
-  readonly #keys: Buffer;
+  readonly #keys: Uint8Array;
   readonly #shift: number;
   readonly #firstOfBucket: Uint32Array;
 
-  constructor(readonly source: string, { keys, shift, firstOfBucket }: SortedKeys) {
+  constructor(readonly source: string, { keys, shift, firstOfBucket, digest }: WalletListData) {
     this.#keys = keys;
     this.#shift = shift;
     this.#firstOfBucket = firstOfBucket;
     this.size = keys.length / KEY_BYTES;
-    this.digest = createHash('sha256').update(keys).digest('base64url');
+    this.digest = digest;
   }
 
   has(publicKey: Uint8Array): boolean {

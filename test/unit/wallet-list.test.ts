@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import bs58 from 'bs58';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeAddress } from '../../src/chain/address.js';
+import { readListsOffThread } from '../../src/rules/read-lists.js';
 import { loadWalletList, MAX_WALLET_LIST_ADDRESSES, MAX_WALLET_LIST_BYTES, WalletListError } from '../../src/rules/wallet-list.js';
 import { prng, Seeded } from '../helpers/seeded.js';
 
@@ -216,5 +217,29 @@ describe('a bad wallet list stops the load, naming the file and the line', () =>
     expect(loadWalletList(path).size).toBe(MAX_WALLET_LIST_ADDRESSES);
     appendFileSync(path, `${encodeAddress(neighbours(bytes.subarray(0, 32))[0]!)}\n`);
     expect(() => loadWalletList(path)).toThrow(`${path}: has 1,000,001 distinct addresses; a wallet list may hold at most 1,000,000`);
+  });
+});
+
+describe('lists read in a worker thread (SIGHUP)', () => {
+  it('gives the lists the event loop would have read, leaves out the ones it could not read, and nothing for a file that does not parse', async () => {
+    const folder = mkdtempSync(join(dir, 'policies-'));
+    writeFileSync(join(folder, 'big.txt'), addresses.join('\n'));
+    writeFileSync(join(folder, 'small.txt'), `${addresses[3]}\n`);
+    writeFileSync(join(folder, 'bad.txt'), 'not an address\n');
+    const policies = join(folder, 'policies.json');
+    writeFileSync(policies, JSON.stringify({ rules: { r: { any: [{ wallets: 'big.txt' }, { not: { wallets: 'small.txt' } }, { wallets: 'bad.txt' }, { wallets: 'missing.txt' }] } } }));
+
+    const lists = await readListsOffThread(policies);
+    expect([...lists.keys()].sort()).toEqual([join(folder, 'big.txt'), join(folder, 'small.txt')]);
+    for (const name of ['big.txt', 'small.txt']) {
+      const path = join(folder, name);
+      const fromWorker = lists.get(path)!;
+      const fromLoop = loadWalletList(path);
+      expect([fromWorker.size, fromWorker.digest]).toEqual([fromLoop.size, fromLoop.digest]);
+      for (const key of [...keys, ...edges]) expect(fromWorker.has(key)).toBe(fromLoop.has(key));
+    }
+
+    writeFileSync(policies, '{ not json');
+    expect((await readListsOffThread(policies)).size).toBe(0);
   });
 });
