@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SignReply, SignRequest } from './sign-worker.js';
-import type { BenchSignMode } from './wallets.js';
+import { FEATURE, type BenchSignMode } from './wallets.js';
 
 /**
  * Signs login challenges on every core (bench/sign-worker.ts): ~90 µs per signature here, and a
@@ -17,7 +17,7 @@ export interface SignedLogin {
 
 const CHUNK = 2000;
 
-export async function signLogins(items: { seed: Uint8Array; nonce: string }[], mode: BenchSignMode = 'challenge'): Promise<SignedLogin[]> {
+export async function signLogins(items: { seed: Uint8Array; nonce: string }[], mode: BenchSignMode = 'challenge', target = FEATURE): Promise<SignedLogin[]> {
   const threads = Math.max(1, Math.min(os.availableParallelism(), Math.ceil(items.length / CHUNK)));
   const workers = Array.from({ length: threads }, () => new Worker(new URL('./sign-worker.js', import.meta.url)));
   const out: SignedLogin[] = new Array(items.length);
@@ -32,7 +32,7 @@ export async function signLogins(items: { seed: Uint8Array; nonce: string }[], m
           const reply = await new Promise<SignReply>((resolve, reject) => {
             worker.once('message', resolve);
             worker.once('error', reject);
-            worker.postMessage({ id: start, seeds: slice.map((item) => item.seed), nonces: slice.map((item) => item.nonce), mode } satisfies SignRequest);
+            worker.postMessage({ id: start, seeds: slice.map((item) => item.seed), nonces: slice.map((item) => item.nonce), mode, target } satisfies SignRequest);
           });
           worker.removeAllListeners('error');
           slice.forEach((item, i) => {

@@ -10,6 +10,8 @@ export interface SignRequest {
   seeds: Uint8Array[];
   nonces: string[];
   mode: BenchSignMode;
+  /** The feature or rule signed in to (its path and constant are in the challenge). */
+  target: string;
 }
 
 export interface SignReply {
@@ -23,7 +25,7 @@ export interface SignReply {
 /** Keys by seed, for wallets that sign again and again; bounded (fresh wallets sign once). */
 const keys = new Map<string, ReturnType<typeof keyFromSeed>>();
 
-parentPort!.on('message', ({ id, seeds, nonces, mode }: SignRequest) => {
+parentPort!.on('message', ({ id, seeds, nonces, mode, target }: SignRequest) => {
   const reply: SignReply = { id, addresses: [], signatures: [], messages: [] };
   seeds.forEach((seed, i) => {
     const cacheKey = Buffer.from(seed).toString('hex');
@@ -32,7 +34,7 @@ parentPort!.on('message', ({ id, seeds, nonces, mode }: SignRequest) => {
       key = keyFromSeed(Buffer.from(seed));
       if (keys.size < 5000) keys.set(cacheKey, key);
     }
-    const proof = signProof(key.privateKey, key.address, nonces[i]!, mode);
+    const proof = signProof(key.privateKey, key.address, nonces[i]!, mode, target);
     reply.addresses.push(key.address);
     reply.signatures.push(proof.signature);
     reply.messages.push(proof.message);

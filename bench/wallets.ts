@@ -37,11 +37,13 @@ export function benchWallets(count: number, family = 'wallet'): BenchWallet[] {
 }
 
 export const FEATURE = 'blacklist';
-export const AUTH_PATH = `/x404_auth/${FEATURE}`;
+/** Where a feature (or a rule) signs in. */
+export const authPath = (target: string): string => `/x404_auth/${target}`;
+export const AUTH_PATH = authPath(FEATURE);
 
-/** CHALLENGE::<nonce>::<path>::<MECHANISM>_<FEATURE>, written from docs/api.md §4 (not from the gate's code). */
-export function challengeText(nonce: string, mechanism = 'SERVICE404'): string {
-  return `CHALLENGE::${nonce}::${AUTH_PATH}::${mechanism}_${FEATURE.toUpperCase()}`;
+/** CHALLENGE::<nonce>::<path>::<MECHANISM>_<FEATURE>, written from docs/api.md §4 (not from the gate's code); a rule's name takes the feature's place. */
+export function challengeText(nonce: string, mechanism = 'SERVICE404', target = FEATURE): string {
+  return `CHALLENGE::${nonce}::${authPath(target)}::${mechanism}_${target.toUpperCase()}`;
 }
 
 /** Base58 ed25519 signature of the challenge for `nonce`. */
@@ -49,9 +51,9 @@ export function signChallenge(privateKey: KeyObject, nonce: string): string {
   return bs58.encode(sign(null, Buffer.from(challengeText(nonce), 'utf8'), privateKey));
 }
 
-/** The headers of a signed blacklist login. */
-export function loginHeaders(address: string, nonce: string, signature: string, policy: Record<string, string>): Record<string, string> {
-  return { 'X-404-Nonce': nonce, 'X-404-Signature': signature, 'X-404-Addr': address, 'X-404-Feature': FEATURE, ...policy };
+/** The headers of a signed login (blacklist unless `target` names another feature or a rule). */
+export function loginHeaders(address: string, nonce: string, signature: string, policy: Record<string, string>, target = FEATURE): Record<string, string> {
+  return { 'X-404-Nonce': nonce, 'X-404-Signature': signature, 'X-404-Addr': address, 'X-404-Feature': target, ...policy };
 }
 
 export function signedLoginHeaders(wallet: BenchWallet, nonce: string, policy: Record<string, string>): Record<string, string> {
@@ -78,8 +80,8 @@ export interface SignedProof {
  * @solana/wallet-standard-util, the off-chain message (Agave's layout) byte by byte, the memo
  * transaction by @solana/web3.js.
  */
-export function signProof(privateKey: KeyObject, address: string, nonce: string, mode: BenchSignMode): SignedProof {
-  const challenge = challengeText(nonce);
+export function signProof(privateKey: KeyObject, address: string, nonce: string, mode: BenchSignMode, target = FEATURE): SignedProof {
+  const challenge = challengeText(nonce, undefined, target);
   const signed = (bytes: Buffer): string => bs58.encode(sign(null, bytes, privateKey));
   switch (mode) {
     case 'challenge':
@@ -94,7 +96,7 @@ export function signProof(privateKey: KeyObject, address: string, nonce: string,
         chainId: 'mainnet',
         nonce,
         issuedAt: new Date().toISOString(),
-        resources: [`x404:${FEATURE}`],
+        resources: [`x404:${target}`],
       });
       const bytes = Buffer.from(text, 'utf8');
       return { signature: signed(bytes), message: bytes.toString('base64') };
@@ -119,8 +121,8 @@ export function signProof(privateKey: KeyObject, address: string, nonce: string,
 }
 
 /** The headers of a signed blacklist login in `mode`. */
-export function proofLoginHeaders(address: string, nonce: string, proof: SignedProof, mode: BenchSignMode, policy: Record<string, string>): Record<string, string> {
-  const headers = loginHeaders(address, nonce, proof.signature, policy);
+export function proofLoginHeaders(address: string, nonce: string, proof: SignedProof, mode: BenchSignMode, policy: Record<string, string>, target = FEATURE): Record<string, string> {
+  const headers = loginHeaders(address, nonce, proof.signature, policy, target);
   if (mode !== 'challenge') headers['X-404-Sign-Mode'] = mode;
   if (proof.message !== undefined) headers['X-404-Message'] = proof.message;
   return headers;
