@@ -2,7 +2,7 @@ import type autocannon from 'autocannon';
 import { runLoad, type LoadResult } from './load.js';
 import { type Child, type LocalnetChild, type RpcCounters, sampleMachine, sampleProcess } from './processes.js';
 import { signLogins } from './sign-pool.js';
-import { AUTH_PATH, type BenchSignMode, type BenchWallet, proofLoginHeaders, signedLoginHeaders, walletSeeds } from './wallets.js';
+import { AUTH_PATH, authPath, type BenchSignMode, type BenchWallet, FEATURE, proofLoginHeaders, signedLoginHeaders, walletSeeds } from './wallets.js';
 
 /**
  * The four scenarios of the issue, each one autocannon run against the gate process with the
@@ -55,7 +55,7 @@ interface Measured {
   authentications: number;
 }
 
-async function measure(name: string, workerThreads: string, ctx: BenchContext, run: () => Promise<Measured>): Promise<ScenarioResult> {
+export async function measure(name: string, workerThreads: string, ctx: BenchContext, run: () => Promise<Measured>): Promise<ScenarioResult> {
   await ctx.localnet.resetStats();
   const before = sampleProcess(ctx.gate.pid);
   const localnetBefore = sampleProcess(ctx.localnet.pid);
@@ -113,17 +113,17 @@ export function nonceScenario(ctx: BenchContext, shape: RunShape): Promise<Scena
 }
 
 /** Nonces from the gate (untimed), for the logins about to be signed. */
-export async function collectNonces(gateUrl: string, count: number): Promise<string[]> {
+export async function collectNonces(gateUrl: string, count: number, target = FEATURE): Promise<string[]> {
   const nonces: string[] = [];
   await runLoad({
-    url: gateUrl + AUTH_PATH,
+    url: gateUrl + authPath(target),
     connections: 64,
     durationSec: 120,
     amount: count,
     requests: [
       {
         method: 'GET',
-        path: AUTH_PATH,
+        path: authPath(target),
         onResponse: (status, body) => {
           if (status === 200) nonces.push((JSON.parse(body) as { nonce: string }).nonce);
         },
@@ -140,13 +140,17 @@ export async function prepareLogins(
   count: number,
   seeds: Uint8Array[] = ctx.wallets.map((w) => w.seed),
   mode: BenchSignMode = 'challenge',
+  target = FEATURE,
 ): Promise<Record<string, string>[]> {
-  const nonces = await collectNonces((ctx.nonceSource ?? ctx.gate).url, count);
+  const nonces = await collectNonces((ctx.nonceSource ?? ctx.gate).url, count, target);
   const signed = await signLogins(
     nonces.map((nonce, i) => ({ seed: seeds[i % seeds.length]!, nonce })),
     mode,
+    target,
   );
-  return signed.map(({ address, nonce, signature, message }) => proofLoginHeaders(address, nonce, { signature, ...(message === undefined ? {} : { message }) }, mode, ctx.policy));
+  return signed.map(({ address, nonce, signature, message }) =>
+    proofLoginHeaders(address, nonce, { signature, ...(message === undefined ? {} : { message }) }, mode, ctx.policy, target),
+  );
 }
 
 let freshFamilies = 0;
@@ -162,12 +166,12 @@ export async function prepareFirstLogins(ctx: BenchContext, count: number): Prom
  * Requests that hand out `logins` one by one. autocannon calls setupRequest once per request it
  * sends; `amount` is kept below the number prepared, so a nonce is never sent twice.
  */
-function loginRequests(logins: Record<string, string>[], onToken?: (status: number, body: string) => void): autocannon.Request[] {
+export function loginRequests(logins: Record<string, string>[], onToken?: (status: number, body: string) => void, path = AUTH_PATH): autocannon.Request[] {
   let next = 0;
   return [
     {
       method: 'GET',
-      path: AUTH_PATH,
+      path,
       setupRequest: (request) => {
         const headers = logins[next++];
         if (headers === undefined) throw new Error('ran out of prepared logins (a nonce would be reused)');

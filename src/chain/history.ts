@@ -10,7 +10,7 @@ export type HistoryCommitment = 'confirmed' | 'finalized';
 const MAX_SIGNATURES_PER_PAGE = 1000;
 
 export async function readSignatures(
-  rpc: RpcClient,
+  rpc: Pick<RpcClient, 'call'>,
   commitment: HistoryCommitment,
   address: string,
   options: { limit: number; before?: string; until?: string },

@@ -6,6 +6,8 @@ import type { Config } from '../config.js';
 import type { DataSlice, KeyedAccount, ProgramAccountsFilter } from './types.js';
 
 const METHOD = 'getProgramAccounts';
+/** Program ids already checked: a handful of constants, scanned on every nodebt login. */
+const validPrograms = new Set<string>();
 
 /**
  * getProgramAccounts with filters (at most 4, docs/solana-wire-format.md), base64, optional dataSlice. Every
@@ -13,13 +15,16 @@ const METHOD = 'getProgramAccounts';
  * filters itself: a wrong answer is a 503, not someone else's account.
  */
 export async function readProgramAccounts(
-  rpc: RpcClient,
+  rpc: Pick<RpcClient, 'call'>,
   commitment: Config['rpcCommitment'],
   programId: string,
   options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice },
   deadlineMs = Infinity,
 ): Promise<KeyedAccount[]> {
-  addressBytes(programId);
+  if (!validPrograms.has(programId)) {
+    addressBytes(programId);
+    if (validPrograms.size < 1024) validPrograms.add(programId);
+  }
   const { filters, dataSlice } = options;
   const checks = filters.map(filterCheck);
   if (dataSlice !== undefined && !(isCount(dataSlice.offset) && isCount(dataSlice.length))) {

@@ -1,8 +1,10 @@
 import type { Config } from '../config.js';
 import { AccountBatcher } from './account-batcher.js';
+import { CallCoalescer } from './call-coalescer.js';
 import { isAtaCached, rememberAssociatedTokenAddress, type AtaSeed } from './ata.js';
 import { readSignatures, readTransactions, type HistoryCommitment } from './history.js';
 import { readAllBalances, readAtaBalances, readTokenAccounts } from './holdings.js';
+import { LruCache } from './lru.js';
 import { MintPrograms } from './mint-programs.js';
 import { readProgramAccounts } from './program-accounts.js';
 import { type FetchLike, RpcClient } from './rpc.js';
@@ -22,6 +24,8 @@ export function createChainReader(config: Config, options: { fetch?: FetchLike; 
       config,
       rpc,
       batcher,
+      calls: new CallCoalescer(rpc, config),
+      transactionTimes: new LruCache(KNOWN_TRANSACTION_TIMES),
       mintPrograms: new MintPrograms(batcher),
       historyCommitment: config.rpcCommitment === 'processed' ? 'confirmed' : config.rpcCommitment,
     },
@@ -29,10 +33,22 @@ export function createChainReader(config: Config, options: { fetch?: FetchLike; 
   );
 }
 
+/**
+ * Addresses whose earliest seen transaction time is remembered: ~100 bytes each, so at most ~10 MB.
+ * A forgotten address only costs its next age check one history read.
+ */
+export const KNOWN_TRANSACTION_TIMES = 100_000;
+/** A transaction younger than this is not remembered: it could still be rolled back (`confirmed`). */
+const FINAL_AFTER_MS = 3_600_000;
+
 interface Parts {
   config: Config;
   rpc: RpcClient;
   batcher: AccountBatcher;
+  /** Single calls of concurrent logins (history pages, program scans) merged into JSON-RPC batches. */
+  calls: CallCoalescer;
+  /** Per address, the earliest transaction time seen (knownTransactionAt). */
+  transactionTimes: LruCache<string, number>;
   mintPrograms: MintPrograms;
   historyCommitment: HistoryCommitment;
 }
@@ -80,7 +96,7 @@ class RpcChainReader implements ChainReader {
   }
 
   async getSignaturesForAddress(address: string, page: { limit: number; before?: string; until?: string }): Promise<SignatureInfo[]> {
-    return readSignatures(this.parts.rpc, this.parts.historyCommitment, address, page, this.deadlineMs);
+    return readSignatures(this.parts.calls, this.parts.historyCommitment, address, page, this.deadlineMs);
   }
 
   async getTransactions(signatures: readonly string[]) {
@@ -88,7 +104,17 @@ class RpcChainReader implements ChainReader {
   }
 
   async getProgramAccounts(programId: string, query: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice }): Promise<KeyedAccount[]> {
-    return readProgramAccounts(this.parts.rpc, this.parts.config.rpcCommitment, programId, query, this.deadlineMs);
+    return readProgramAccounts(this.parts.calls, this.parts.config.rpcCommitment, programId, query, this.deadlineMs);
+  }
+
+  knownTransactionAt(address: string): number | undefined {
+    return this.parts.transactionTimes.get(address);
+  }
+
+  rememberTransactionAt(address: string, timeMs: number): void {
+    if (!(timeMs <= Date.now() - FINAL_AFTER_MS)) return;
+    const known = this.parts.transactionTimes.peek(address);
+    if (known === undefined || timeMs < known) this.parts.transactionTimes.set(address, timeMs);
   }
 
   stats(): ChainStats {
@@ -96,6 +122,6 @@ class RpcChainReader implements ChainReader {
   }
 
   async close(): Promise<void> {
-    await this.parts.batcher.flushNow();
+    await Promise.all([this.parts.batcher.flushNow(), this.parts.calls.flushNow()]);
   }
 }

@@ -125,6 +125,14 @@ export interface ChainReader {
    * cheap view (one small object): the pipeline makes one per login (LOGIN_TIMEOUT_MS).
    */
   withDeadline(deadlineMs: number): ChainReader;
+  /**
+   * The earliest block time (ms since the epoch) at which `address` is known, from earlier history
+   * reads, to have had a transaction, or undefined. A transaction's time never changes, so a wallet
+   * once proven old stays proven without reading its history again (the age feature).
+   */
+  knownTransactionAt(address: string): number | undefined;
+  /** Remembers a transaction of `address` at `timeMs` (kept only when older than an hour: final). */
+  rememberTransactionAt(address: string, timeMs: number): void;
   /** Counters for metrics and the benchmark. */
   stats(): ChainStats;
   close(): Promise<void>;

@@ -35,12 +35,16 @@ export const ageFeature: Feature<AgeParams> = {
    * old: that transaction alone proves the age, so a busy wallet's history is not read to its
    * beginning. `walletAgeDays` is therefore the age of the oldest transaction the check had to
    * read: on success at least the requirement, not necessarily the wallet's full age. Signatures
-   * without a block time (some very old blocks) prove nothing and are skipped.
+   * without a block time (some very old blocks) prove nothing and are skipped. A transaction
+   * time the chain reader remembers from an earlier check (knownTransactionAt) proves the age
+   * without reading: a wallet proven old stays old.
    */
   async check(wallet, { minDays }, { chain, config, now }) {
     const nowMs = now();
     if (minDays === 0) return { walletAgeDays: 0 };
     const thresholdMs = daysBefore(nowMs, minDays);
+    const known = chain.knownTransactionAt(wallet);
+    if (known !== undefined && known <= thresholdMs) return { walletAgeDays: daysSince(nowMs, known) };
     const stream = new SignatureStream(chain, wallet, new PageBudget(config.historyMaxPages, 'age'));
 
     let oldestMs: number | undefined;
@@ -48,8 +52,12 @@ export const ageFeature: Feature<AgeParams> = {
       if (info.blockTime === null) continue;
       const timeMs = blockTimeMs(info.blockTime);
       oldestMs = oldestMs === undefined ? timeMs : Math.min(oldestMs, timeMs);
-      if (timeMs <= thresholdMs) return { walletAgeDays: daysSince(nowMs, timeMs) };
+      if (timeMs <= thresholdMs) {
+        chain.rememberTransactionAt(wallet, timeMs);
+        return { walletAgeDays: daysSince(nowMs, timeMs) };
+      }
     }
+    if (oldestMs !== undefined) chain.rememberTransactionAt(wallet, oldestMs);
 
     const walletAgeDays = oldestMs === undefined ? 0 : daysSince(nowMs, oldestMs);
     const found = oldestMs === undefined ? 'has no transactions with a block time' : `first transacted ${isoTime(oldestMs)} (${walletAgeDays} days ago)`;

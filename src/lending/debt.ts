@@ -60,6 +60,8 @@ function ownedBy(offset: number, wallet: string) {
 function discriminatorAt0(discriminator: Buffer) {
   return { memcmp: { offset: 0, bytes: bs58.encode(discriminator) } };
 }
+const KAMINO_DISCRIMINATOR_FILTER = discriminatorAt0(KAMINO_OBLIGATION_DISCRIMINATOR);
+const MARGINFI_DISCRIMINATOR_FILTER = discriminatorAt0(MARGINFI_ACCOUNT_DISCRIMINATOR);
 
 function undecodable(account: KeyedAccount, error: unknown): string {
   const why = error instanceof LendingDecodeError ? error.message : 'unreadable data';
@@ -122,7 +124,7 @@ async function readSaveDebt(chain: ChainReader, wallet: string): Promise<Protoco
  */
 async function readKaminoDebt(chain: ChainReader, wallet: string): Promise<ProtocolDebt> {
   const debt: ProtocolDebt = { protocol: 'kamino', accounts: 0, debtUsdWad: 0n, unpriced: [] };
-  const filters = [{ dataSize: KAMINO_OBLIGATION_SIZE }, discriminatorAt0(KAMINO_OBLIGATION_DISCRIMINATOR), ownedBy(KAMINO_OWNER_OFFSET, wallet)];
+  const filters = [{ dataSize: KAMINO_OBLIGATION_SIZE }, KAMINO_DISCRIMINATOR_FILTER, ownedBy(KAMINO_OWNER_OFFSET, wallet)];
   const owned = await ownedAccounts(chain, debt, { program: KAMINO_LEND_PROGRAM_ID, filters, wallet }, decodeKaminoObligation, (o) => o.owner);
   for (const { pubkey, decoded: obligation } of owned) {
     const value = usdFromScaledFraction(obligation.borrowedAssetsMarketValueSf);
@@ -143,7 +145,7 @@ async function readKaminoDebt(chain: ChainReader, wallet: string): Promise<Proto
  */
 async function readMarginfiDebt(chain: ChainReader, wallet: string): Promise<ProtocolDebt> {
   const debt: ProtocolDebt = { protocol: 'marginfi', accounts: 0, debtUsdWad: 0n, unpriced: [] };
-  const filters = [{ dataSize: MARGINFI_ACCOUNT_SIZE }, discriminatorAt0(MARGINFI_ACCOUNT_DISCRIMINATOR), ownedBy(MARGINFI_AUTHORITY_OFFSET, wallet)];
+  const filters = [{ dataSize: MARGINFI_ACCOUNT_SIZE }, MARGINFI_DISCRIMINATOR_FILTER, ownedBy(MARGINFI_AUTHORITY_OFFSET, wallet)];
   const owned = await ownedAccounts(chain, debt, { program: MARGINFI_PROGRAM_ID, filters, wallet }, decodeMarginfiAccount, (a) => a.authority);
   const liabilities: { account: string; balance: MarginfiBalance }[] = [];
   for (const { pubkey, decoded } of owned) {

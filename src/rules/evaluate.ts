@@ -1,5 +1,5 @@
 import type { ChainReader } from '../chain/types.js';
-import { walletHoldings, type WalletHoldings } from '../chain/wallet-holdings.js';
+import { type HoldingsPlan, walletHoldings, type WalletHoldings } from '../chain/wallet-holdings.js';
 import type { Config } from '../config.js';
 import { GateError } from '../errors.js';
 import { FEATURES } from '../features/registry.js';
@@ -63,17 +63,22 @@ export interface RuleOutcome {
 }
 
 const WAVES: readonly (ReadCost | 'memory')[] = ['memory', 'accounts', 'scan', 'history'];
+const NOT_ABORTABLE = { signal: new AbortController().signal, abort(): void {} };
 
 export async function evaluateRule(rule: Rule, wallet: { address: string; publicKey: Uint8Array }, environment: RuleEnvironment): Promise<RuleOutcome> {
-  const holdings = walletHoldings(environment.chain, wallet.address, { mints: rule.heldMints, tokenAccounts: rule.readsTokenAccounts }, environment.config.holdingsScope);
-  const run = (leaf: RuleLeaf, signal: AbortSignal): Promise<LeafOutcome> =>
-    runLeaf(leaf, { wallet, environment, holdings, chain: abortableChain(environment.chain, signal), signal });
+  // Planned when the first feature leaf starts, from the leaves that can still change the outcome.
+  let holdings: WalletHoldings | undefined;
+  const run = (leaf: RuleLeaf, signal: AbortSignal, states: readonly LeafOutcome[]): Promise<LeafOutcome> => {
+    if (leaf.kind === 'feature') holdings ??= walletHoldings(environment.chain, wallet.address, holdingsPlan(rule, states), environment.config.holdingsScope);
+    return runLeaf(leaf, { wallet, environment, holdings, chain: abortableChain(environment.chain, signal), signal });
+  };
 
   if (environment.exhaustive) {
     // Every leaf, for the figures; the verdict is what a sign-in would answer: the same schedule
     // replayed over these outcomes (outcomes do not depend on which other leaves ran).
     const never = new AbortController().signal;
-    const all = await Promise.all(rule.leaves.map((leaf) => run(leaf, never)));
+    const none: LeafOutcome[] = rule.leaves.map((leaf) => ({ leaf, state: 'skipped' }));
+    const all = await Promise.all(rule.leaves.map((leaf) => run(leaf, never, none)));
     const replayed = await schedule(rule, (leaf) => Promise.resolve(all[leaf.index]!));
     return { ...verdict(rule, replayed), leaves: all };
   }
@@ -86,16 +91,17 @@ export async function evaluateRule(rule: Rule, wallet: { address: string; public
  * the deciding leaf in tree order and could still become it — so the answer is the same whatever
  * order the leaves of a wave finish in.
  */
-async function schedule(rule: Rule, run: (leaf: RuleLeaf, signal: AbortSignal) => Promise<LeafOutcome>): Promise<LeafOutcome[]> {
+async function schedule(rule: Rule, run: (leaf: RuleLeaf, signal: AbortSignal, states: readonly LeafOutcome[]) => Promise<LeafOutcome>): Promise<LeafOutcome[]> {
   const states: LeafOutcome[] = rule.leaves.map((leaf) => ({ leaf, state: 'skipped' }));
   for (const wave of WAVES) {
     if (valueOf(rule.root, states) !== undefined) break;
     const runnable = rule.leaves.filter((leaf) => waveOf(leaf) === wave && undecidedAbove(rule.root, leaf, states));
     if (runnable.length === 0) continue;
-    const running = new Map(runnable.map((leaf) => [leaf, new AbortController()]));
+    // Wallet lists answer at once and read nothing: nothing to abort.
+    const running = new Map(runnable.map((leaf) => [leaf, wave === 'memory' ? NOT_ABORTABLE : new AbortController()]));
     await new Promise<void>((resolve, reject) => {
       for (const [leaf, abort] of running) {
-        run(leaf, abort.signal).then(
+        run(leaf, abort.signal, states).then(
           (outcome) => {
             if (!running.delete(leaf)) return;
             states[leaf.index] = outcome;
@@ -118,6 +124,23 @@ async function schedule(rule: Rule, run: (leaf: RuleLeaf, signal: AbortSignal) =
     });
   }
   return states;
+}
+
+/**
+ * What the leaves that can still change the outcome will read (src/chain/wallet-holdings.ts): a
+ * leaf already decided away costs nothing — when the snapshot list passed the `any` beside a
+ * collection leaf, balances come from the ATAs and the wallet's token-account lists are not read.
+ */
+function holdingsPlan(rule: Rule, states: readonly LeafOutcome[]): HoldingsPlan {
+  const mints = new Set<string>();
+  let tokenAccounts = false;
+  for (const leaf of rule.leaves) {
+    if (leaf.kind !== 'feature' || !undecidedAbove(rule.root, leaf, states)) continue;
+    const module = FEATURES[leaf.feature];
+    for (const mint of module.heldMints?.(leaf.policy.params) ?? []) mints.add(mint);
+    tokenAccounts ||= module.readsTokenAccounts?.(leaf.policy.params) ?? false;
+  }
+  return { mints: [...mints], tokenAccounts };
 }
 
 function verdict(rule: Rule, states: LeafOutcome[]): RuleOutcome {
@@ -148,7 +171,8 @@ function stillMatters(rule: Rule, leaf: RuleLeaf, states: readonly LeafOutcome[]
 interface LeafContext {
   wallet: { address: string; publicKey: Uint8Array };
   environment: RuleEnvironment;
-  holdings: WalletHoldings;
+  /** Set for feature leaves (wallet lists read none). */
+  holdings: WalletHoldings | undefined;
   chain: ChainReader;
   signal: AbortSignal;
 }
@@ -167,7 +191,7 @@ async function runLeaf(leaf: RuleLeaf, context: LeafContext): Promise<LeafOutcom
   try {
     const results = await module.check(context.wallet.address, leaf.policy.params, {
       chain: context.chain,
-      holdings: context.holdings,
+      holdings: context.holdings!,
       config: environment.config,
       now: environment.now,
       signal: context.signal,
@@ -255,8 +279,18 @@ function firstLeaf(node: RuleNode): RuleLeaf {
   return firstLeaf(node.kind === 'not' ? node.child : node.children[0]!);
 }
 
+/**
+ * One answer per list file, made once: under a deny list (`not`) most wallets are "not listed",
+ * and an Error's stack trace costs more than the lookup. GateErrors are never changed once made.
+ */
+const notListedErrors = new Map<string, GateError>();
 function notListed(file: string): GateError {
-  return new GateError(403, 'WALLET_NOT_LISTED', `Wallet is not on the list ${file}`, { extra: { list: file } });
+  let error = notListedErrors.get(file);
+  if (error === undefined) {
+    error = new GateError(403, 'WALLET_NOT_LISTED', `Wallet is not on the list ${file}`, { extra: { list: file } });
+    if (notListedErrors.size < 1024) notListedErrors.set(file, error);
+  }
+  return error;
 }
 
 function negationFailed(negated: RuleNode, path: string): GateError {

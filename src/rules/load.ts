@@ -53,12 +53,10 @@ function compileRule(name: string, tree: unknown, sources: RuleSources, lists: M
   const leaves: RuleLeaf[] = [];
   const root = compileNode(tree, '$', 1, { sources, lists, leaves, fail });
   const heldMints = new Set<string>();
-  let readsTokenAccounts = false;
   for (const leaf of leaves) {
     if (leaf.kind !== 'feature') continue;
     const module = FEATURES[leaf.feature];
     for (const mint of module.heldMints?.(leaf.policy.params) ?? []) heldMints.add(mint);
-    readsTokenAccounts ||= module.readsTokenAccounts?.(leaf.policy.params) ?? false;
   }
   const listing = describe(root);
   return {
@@ -67,7 +65,6 @@ function compileRule(name: string, tree: unknown, sources: RuleSources, lists: M
     leaves,
     digest: createHash('sha256').update(stableJson({ rule: listing })).digest('base64url'),
     heldMints: [...heldMints],
-    readsTokenAccounts,
     listing,
   };
 }

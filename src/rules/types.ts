@@ -72,10 +72,8 @@ export interface Rule {
    * and tokens issued before then stop passing re-authentication and forward auth.
    */
   digest: string;
-  /** The balances any leaf may ask for: read together (src/chain/wallet-holdings.ts). */
+  /** The balances any leaf may ask for (their ATAs are derived beside the signature check). */
   heldMints: readonly string[];
-  /** Whether any leaf reads the wallet's whole token-account list. */
-  readsTokenAccounts: boolean;
   /** The tree as loaded, for GET /x404_policies: policy references resolved, wallet lists summarised. */
   listing: unknown;
 }

@@ -79,7 +79,26 @@ describe('age', () => {
     await expectLocationDenied(stack, 'age', fixtureWallet('old'), age('30'));
   });
 
+  it('a wallet once proven old is not read again for the same or a lower age; a higher one reads', async () => {
+    const wallet = newWallet();
+    const state = stack.localnet.state;
+    state.addTransaction({ blockTime: blockTimeDaysAgo(state, 45), feePayer: wallet.publicKey, instructions: [] });
+    const first = await loginCounted(stack, 'age', wallet.secretKey, age('30'));
+    expect(first.calls).toEqual({ getSignaturesForAddress: 1 });
+    const again = await loginCounted(stack, 'age', wallet.secretKey, age('40'));
+    expectToken(again, 'age', wallet.secretKey);
+    expect(again.calls).toEqual({});
+    expect(Math.floor(again.body.walletAgeDays as number)).toBe(45);
+    const older = await loginCounted(stack, 'age', wallet.secretKey, age('50'));
+    expect(older.calls).toEqual({ getSignaturesForAddress: 1 });
+    expectRefusal(older, 500, 'WALLET_TOO_NEW');
+  });
+
   it('RPC failure → 503, no token', async () => {
-    await expectUpstreamFailure(stack, 'age', fixtureWallet('old'), age('30'));
+    // A wallet this gate has not proven old yet: its history must be read.
+    const wallet = newWallet();
+    const state = stack.localnet.state;
+    state.addTransaction({ blockTime: blockTimeDaysAgo(state, 45), feePayer: wallet.publicKey, instructions: [] });
+    await expectUpstreamFailure(stack, 'age', wallet.secretKey, age('30'));
   });
 });
