@@ -45,6 +45,8 @@ describe('nodebt', () => {
     expect(token.debtUsdByProtocol).toEqual({ kamino: '0', save: '0', marginfi: '0' });
     logCalls('nodebt', 'no-debt, all protocols', result.calls);
     expect(result.calls).toEqual({ getProgramAccounts: 3 });
+    // The three scans of one login go out together, as one JSON-RPC batch.
+    expect(stack.localnet.stats().requestsWith).toEqual({ getProgramAccounts: 1 });
   });
 
   it('Save: unweighted borrowed value → 500 HAS_DEBT listing the debt per protocol', async () => {

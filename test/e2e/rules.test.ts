@@ -56,6 +56,7 @@ function policies(overrides: Record<string, unknown> = {}): Record<string, unkno
           { feature: 'collection', collections: [DEMO_COLLECTIONS.a] },
         ],
       },
+      'listed-or-nft': { all: [{ feature: 'blacklist', excluded_mints: [demoMint('banned')], max_holdings: {} }, { any: [{ feature: 'collection', collections: [DEMO_COLLECTIONS.a] }, { wallets: 'snapshot.txt' }] }] },
       'in-france': { all: [{ feature: 'blacklist', excluded_mints: [], max_holdings: {}, geo_code: true, geo_code_locs: 'FR' }] },
       'must-not-be-old': { not: { feature: 'age', min_wallet_age_days: '30' } },
       ...overrides,
@@ -146,7 +147,7 @@ describe('a launch rule: one signature, one token', () => {
     const answer = await get(ruleUrl('launch'), headers);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     // A feature's nonce answer lists the rules too.
-    expect((await getNonce(stack.gateUrl, 'blacklist')).result.body.rules).toEqual(['deny-only', 'holdings', 'holdings-and-nft', 'in-france', 'launch', 'must-not-be-old', 'snapshot-or-old']);
+    expect((await getNonce(stack.gateUrl, 'blacklist')).result.body.rules).toEqual(['deny-only', 'holdings', 'holdings-and-nft', 'in-france', 'launch', 'listed-or-nft', 'must-not-be-old', 'snapshot-or-old']);
   });
 
   it('binds nonces to the rule: one issued for a feature or another rule is refused', async () => {
@@ -225,6 +226,19 @@ describe('the fewest reads', () => {
     } finally {
       await gate.stop('SIGKILL');
     }
+  });
+
+  it('reads no token-account list when the wallet list already decided the collection leaf away', async () => {
+    stack.localnet.resetStats();
+    const listed = await login(stack.gateUrl, 'listed-or-nft', secret('old'));
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect((listed.body.leaves as { passed: boolean | null }[]).map((leaf) => leaf.passed)).toEqual([true, null, true]);
+    expect(Object.keys(stack.localnet.stats().calls)).toEqual(['getMultipleAccounts']);
+    // Not on the list: the collection leaf runs and reads the collector's token accounts.
+    stack.localnet.resetStats();
+    const collector = await login(stack.gateUrl, 'listed-or-nft', secret('collector'));
+    expect(collector.status, JSON.stringify(collector.body)).toBe(200);
+    expect(stack.localnet.stats().calls.getTokenAccountsByOwner).toBe(2);
   });
 
   it('runs history leaves only while the outcome is open: a failing account leaf stops the rule before them', async () => {
