@@ -3,7 +3,7 @@
  * blacklist alone, the same gate, the same 1,000 warm wallets, in alternation (blacklist, rule,
  * rule, blacklist) × rounds so that the machine's drift cancels.
  *
- *   node dist/bench/rule.js [--seconds=10] [--rounds=2] [--out=bench/RULE.md]
+ *   node dist/bench/rule.js [--seconds=10] [--rounds=2] [--out=bench/RULE.md] [--only=launch|blacklist]
  *
  * Every bench wallet meets the rule the way most holders of a real launch would: it is on the
  * snapshot list (so the collection leaf is not needed), not on the deny list, holds no banned mint,
@@ -151,7 +151,8 @@ async function warm(ctx: BenchContext, target: string): Promise<number> {
 
 const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
 
-export async function ruleBench(options: { durationSec: number; rounds: number }): Promise<RuleBenchResult> {
+/** `only`: measure one side (for a profile: BENCH_CPU_PROF_DIR=<dir> node dist/bench/rule.js --only=launch). */
+export async function ruleBench(options: { durationSec: number; rounds: number; only?: string }): Promise<RuleBenchResult> {
   const dir = fileURLToPath(new URL('../../bench/.tmp/rule/', import.meta.url));
   mkdirSync(dir, { recursive: true });
   const wallets = benchWallets(WALLETS, 'rule');
@@ -168,7 +169,7 @@ export async function ruleBench(options: { durationSec: number; rounds: number }
       const blacklist: ScenarioResult[] = [];
       const rule: ScenarioResult[] = [];
       for (let round = 0; round < options.rounds; round++) {
-        for (const which of [FEATURE, RULE, RULE, FEATURE]) {
+        for (const which of options.only === undefined ? [FEATURE, RULE, RULE, FEATURE] : [options.only]) {
           const isRule = which === RULE;
           const result = await timedLogins(isRule ? ruleCtx : blacklistCtx, which, isRule ? `rule ${RULE}` : 'blacklist alone', options.durationSec, Math.max(rates[which]!, 2000) * 1.5);
           rates[which] = result.load.rps;
@@ -222,7 +223,8 @@ export function renderRuleBench(result: RuleBenchResult): string {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const numberArg = (name: string, fallback: number): number => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
   const out = process.argv.find((a) => a.startsWith('--out='))?.slice(6) ?? fileURLToPath(new URL('../../bench/RULE.md', import.meta.url));
-  const result = await ruleBench({ durationSec: numberArg('seconds', 10), rounds: numberArg('rounds', 2) });
+  const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
+  const result = await ruleBench({ durationSec: numberArg('seconds', 10), rounds: numberArg('rounds', 2), ...(only ? { only } : {}) });
   writeFileSync(out, `# Rule benchmark\n\n${result.date}, ${result.machine}. \`node dist/bench/rule.js\`.\n\n${renderRuleBench(result)}`);
   log(`wrote ${out}: rule CPU/login ${result.cpuRatio.toFixed(2)}× blacklist alone`);
 }

@@ -1,4 +1,5 @@
 import bs58 from 'bs58';
+import { decodeBase58, MAX_BASE58_LENGTH } from '../lib/base58.js';
 import { addressBytes } from './address.js';
 import { isCount, malformed, parseKeyedAccounts } from './replies.js';
 import type { RpcClient } from './rpc.js';
@@ -51,12 +52,9 @@ function filterCheck(filter: ProgramAccountsFilter): (data: Buffer) => boolean {
     return (data) => data.length === filter.dataSize;
   }
   const { offset, bytes } = filter.memcmp;
-  let expected: Buffer;
-  try {
-    expected = Buffer.from(bs58.decode(bytes));
-  } catch {
-    throw new TypeError('memcmp bytes must be base58');
-  }
+  const decoded = typeof bytes !== 'string' ? undefined : bytes.length <= MAX_BASE58_LENGTH ? decodeBase58(bytes) : bs58.decodeUnsafe(bytes);
+  if (decoded === undefined) throw new TypeError('memcmp bytes must be base58');
+  const expected = Buffer.from(decoded.buffer, decoded.byteOffset, decoded.length);
   if (!isCount(offset) || expected.length > 128) throw new TypeError('memcmp needs a whole offset and at most 128 bytes');
   return (data) => data.length >= offset + expected.length && data.subarray(offset, offset + expected.length).equals(expected);
 }
