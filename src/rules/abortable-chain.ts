@@ -6,19 +6,51 @@ import type { ChainReader, DataSlice, ProgramAccountsFilter } from '../chain/typ
  * longer needed (src/rules/evaluate.ts aborts it). Reads already sent finish (others may share
  * them); what a check would have read next — another history page, a program scan — is not sent.
  */
-export function abortableChain(chain: ChainReader, signal: AbortSignal): ChainReader {
-  return new AbortableChain(chain, signal);
+export function abortableChain(chain: ChainReader, stop: Stoppable): ChainReader {
+  return new AbortableChain(chain, stop);
+}
+
+/** What the chain view looks at: an AbortSignal, or a LeafStop. */
+export interface Stoppable {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+}
+
+/**
+ * A leaf's stop switch: an AbortController's `abort()` and `aborted`, with the AbortSignal itself
+ * made only when a check asks for it (the collection feature's DAS pages). Most leaves never do,
+ * and a rule runs several leaves on every login.
+ */
+export class LeafStop implements Stoppable {
+  aborted = false;
+  reason: unknown = undefined;
+  private controller: AbortController | undefined;
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = new DOMException('This operation was aborted', 'AbortError');
+    this.controller?.abort(this.reason);
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
 }
 
 /** A class, not an object of closures: one small object per leaf of every login. */
 class AbortableChain implements ChainReader {
   constructor(
     private readonly chain: ChainReader,
-    private readonly signal: AbortSignal,
+    private readonly stop: Stoppable,
   ) {}
 
   private guard<T>(read: () => Promise<T>): Promise<T> {
-    if (this.signal.aborted) return Promise.reject(this.signal.reason);
+    if (this.stop.aborted) return Promise.reject(this.stop.reason);
     return read();
   }
 
@@ -47,7 +79,7 @@ class AbortableChain implements ChainReader {
     return this.guard(() => this.chain.getProgramAccounts(programId, options));
   }
   withDeadline(deadlineMs: number): ChainReader {
-    return new AbortableChain(this.chain.withDeadline(deadlineMs), this.signal);
+    return new AbortableChain(this.chain.withDeadline(deadlineMs), this.stop);
   }
   knownTransactionAt(address: string) {
     return this.chain.knownTransactionAt(address);

@@ -5,7 +5,7 @@ import { GateError } from '../errors.js';
 import { FEATURES } from '../features/registry.js';
 import type { FeatureResults, ReadCost } from '../features/types.js';
 import { checkLocation } from '../geo/locate.js';
-import { abortableChain } from './abortable-chain.js';
+import { abortableChain, LeafStop } from './abortable-chain.js';
 import type { Rule, RuleLeaf, RuleNode } from './types.js';
 
 /**
@@ -63,20 +63,20 @@ export interface RuleOutcome {
 }
 
 const WAVES: readonly (ReadCost | 'memory')[] = ['memory', 'accounts', 'scan', 'history'];
-const NOT_ABORTABLE = { signal: new AbortController().signal, abort(): void {} };
 
 export async function evaluateRule(rule: Rule, wallet: { address: string; publicKey: Uint8Array }, environment: RuleEnvironment): Promise<RuleOutcome> {
   // Planned when the first feature leaf starts, from the leaves that can still change the outcome.
   let holdings: WalletHoldings | undefined;
-  const run = (leaf: RuleLeaf, signal: AbortSignal, states: readonly LeafOutcome[]): Promise<LeafOutcome> => {
-    if (leaf.kind === 'feature') holdings ??= walletHoldings(environment.chain, wallet.address, holdingsPlan(rule, states), environment.config.holdingsScope);
-    return runLeaf(leaf, { wallet, environment, holdings, chain: abortableChain(environment.chain, signal), signal });
+  const run = (leaf: RuleLeaf, stop: LeafStop, states: readonly LeafOutcome[]): Promise<LeafOutcome> => {
+    if (leaf.kind === 'wallets') return Promise.resolve(listOutcome(leaf, wallet.publicKey));
+    holdings ??= walletHoldings(environment.chain, wallet.address, holdingsPlan(rule, states), environment.config.holdingsScope);
+    return runLeaf(leaf, { wallet, environment, holdings, chain: abortableChain(environment.chain, stop), stop });
   };
 
   if (environment.exhaustive) {
     // Every leaf, for the figures; the verdict is what a sign-in would answer: the same schedule
     // replayed over these outcomes (outcomes do not depend on which other leaves ran).
-    const never = new AbortController().signal;
+    const never = new LeafStop();
     const none: LeafOutcome[] = rule.leaves.map((leaf) => ({ leaf, state: 'skipped' }));
     const all = await Promise.all(rule.leaves.map((leaf) => run(leaf, never, none)));
     const replayed = await schedule(rule, (leaf) => Promise.resolve(all[leaf.index]!));
@@ -91,17 +91,16 @@ export async function evaluateRule(rule: Rule, wallet: { address: string; public
  * the deciding leaf in tree order and could still become it — so the answer is the same whatever
  * order the leaves of a wave finish in.
  */
-async function schedule(rule: Rule, run: (leaf: RuleLeaf, signal: AbortSignal, states: readonly LeafOutcome[]) => Promise<LeafOutcome>): Promise<LeafOutcome[]> {
+async function schedule(rule: Rule, run: (leaf: RuleLeaf, stop: LeafStop, states: readonly LeafOutcome[]) => Promise<LeafOutcome>): Promise<LeafOutcome[]> {
   const states: LeafOutcome[] = rule.leaves.map((leaf) => ({ leaf, state: 'skipped' }));
   for (const wave of WAVES) {
     if (valueOf(rule.root, states) !== undefined) break;
     const runnable = rule.leaves.filter((leaf) => waveOf(leaf) === wave && undecidedAbove(rule.root, leaf, states));
     if (runnable.length === 0) continue;
-    // Wallet lists answer at once and read nothing: nothing to abort.
-    const running = new Map(runnable.map((leaf) => [leaf, wave === 'memory' ? NOT_ABORTABLE : new AbortController()]));
+    const running = new Map(runnable.map((leaf) => [leaf, new LeafStop()]));
     await new Promise<void>((resolve, reject) => {
-      for (const [leaf, abort] of running) {
-        run(leaf, abort.signal, states).then(
+      for (const [leaf, stop] of running) {
+        run(leaf, stop, states).then(
           (outcome) => {
             if (!running.delete(leaf)) return;
             states[leaf.index] = outcome;
@@ -171,36 +170,38 @@ function stillMatters(rule: Rule, leaf: RuleLeaf, states: readonly LeafOutcome[]
 interface LeafContext {
   wallet: { address: string; publicKey: Uint8Array };
   environment: RuleEnvironment;
-  /** Set for feature leaves (wallet lists read none). */
-  holdings: WalletHoldings | undefined;
+  holdings: WalletHoldings;
   chain: ChainReader;
-  signal: AbortSignal;
+  stop: LeafStop;
 }
 
 function waveOf(leaf: RuleLeaf): (typeof WAVES)[number] {
   return leaf.kind === 'wallets' ? 'memory' : FEATURES[leaf.feature].cost;
 }
 
-async function runLeaf(leaf: RuleLeaf, context: LeafContext): Promise<LeafOutcome> {
-  if (leaf.kind === 'wallets') {
-    if (leaf.list.has(context.wallet.publicKey)) return { leaf, state: 'passed' };
-    return { leaf, state: 'failed', error: notListed(leaf.file) };
-  }
+function listOutcome(leaf: RuleLeaf & { kind: 'wallets' }, publicKey: Uint8Array): LeafOutcome {
+  if (leaf.list.has(publicKey)) return { leaf, state: 'passed' };
+  return { leaf, state: 'failed', error: notListed(leaf.file) };
+}
+
+async function runLeaf(leaf: RuleLeaf & { kind: 'feature' }, context: LeafContext): Promise<LeafOutcome> {
   const module = FEATURES[leaf.feature];
-  const { environment } = context;
+  const { environment, stop } = context;
   try {
     const results = await module.check(context.wallet.address, leaf.policy.params, {
       chain: context.chain,
-      holdings: context.holdings!,
+      holdings: context.holdings,
       config: environment.config,
       now: environment.now,
-      signal: context.signal,
+      get signal() {
+        return stop.signal;
+      },
       ...(environment.deadlineMs === undefined ? {} : { deadlineMs: environment.deadlineMs }),
     });
     checkLocation({ ...leaf.policy.geo, latitude: environment.latitude, longitude: environment.longitude });
     return { leaf, state: 'passed', results };
   } catch (error) {
-    if (context.signal.aborted) return { leaf, state: 'skipped' };
+    if (stop.aborted) return { leaf, state: 'skipped' };
     if (!(error instanceof GateError)) throw error;
     const failed = error.code === 'LOCATION_DENIED' || module.failures.some(({ code }) => code === error.code);
     return { leaf, state: failed ? 'failed' : 'unknown', error };
