@@ -1,10 +1,12 @@
+import { IdSet } from './id-set.js';
 import type { ConsumedNonceStore } from './store.js';
 
 /**
  * In-process single-use bookkeeping (one instance; set REDIS_URL to share across instances).
  * Entries are kept only until their nonce would have expired anyway, so memory is bounded by the
- * rate of successful logins × NONCE_TTL_SECONDS (~120 bytes an entry: 4,000 logins/s with the
- * default 300 s hold 1.2 M entries, ~145 MB).
+ * rate of successful logins × NONCE_TTL_SECONDS, at 16–32 bytes an entry (src/nonce/id-set.ts:
+ * 4,000 logins/s with the default 300 s hold 1.2 M entries, ~20–40 MB; a Set of the id strings
+ * took ~120 bytes an entry, ~145 MB).
  *
  * Entries are grouped by expiry into buckets of `bucketMs`, and a sweep drops whole buckets whose
  * every nonce has expired. Forgetting is then O(buckets), never O(entries): a single Map of 1.2 M
@@ -15,7 +17,7 @@ import type { ConsumedNonceStore } from './store.js';
  */
 export class MemoryNonceStore implements ConsumedNonceStore {
   /** floor(expiresAtMs / bucketMs) → ids of consumed nonces expiring in that slot. */
-  private readonly buckets = new Map<number, Set<string>>();
+  private readonly buckets = new Map<number, IdSet>();
   private readonly sweepTimer: NodeJS.Timeout;
 
   constructor(
@@ -31,13 +33,10 @@ export class MemoryNonceStore implements ConsumedNonceStore {
     const slot = Math.floor(expiresAtMs / this.bucketMs);
     let ids = this.buckets.get(slot);
     if (ids === undefined) {
-      ids = new Set();
+      ids = new IdSet();
       this.buckets.set(slot, ids);
-    } else if (ids.has(nonceId)) {
-      return false;
     }
-    ids.add(nonceId);
-    return true;
+    return ids.add(nonceId);
   }
 
   /**
