@@ -3,7 +3,7 @@ import { type HoldingsPlan, walletHoldings, type WalletHoldings } from '../chain
 import type { Config } from '../config.js';
 import { GateError } from '../errors.js';
 import { FEATURES } from '../features/registry.js';
-import type { FeatureResults, ReadCost } from '../features/types.js';
+import type { FeatureContext, FeatureResults, ReadCost } from '../features/types.js';
 import { checkLocation } from '../geo/locate.js';
 import { abortableChain, LeafStop } from './abortable-chain.js';
 import type { Rule, RuleLeaf, RuleNode } from './types.js';
@@ -179,6 +179,29 @@ function waveOf(leaf: RuleLeaf): (typeof WAVES)[number] {
   return leaf.kind === 'wallets' ? 'memory' : FEATURES[leaf.feature].cost;
 }
 
+/** What a leaf's check gets: the login's context, its own chain view, and its stop switch's signal only when asked for. */
+class LeafFeatureContext implements FeatureContext {
+  readonly chain: ChainReader;
+  readonly holdings: WalletHoldings;
+  readonly config: Config;
+  readonly now: () => number;
+  readonly deadlineMs: number | undefined;
+  private readonly stop: LeafStop;
+
+  constructor({ chain, holdings, environment, stop }: LeafContext) {
+    this.chain = chain;
+    this.holdings = holdings;
+    this.config = environment.config;
+    this.now = environment.now;
+    this.deadlineMs = environment.deadlineMs;
+    this.stop = stop;
+  }
+
+  get signal(): AbortSignal {
+    return this.stop.signal;
+  }
+}
+
 function listOutcome(leaf: RuleLeaf & { kind: 'wallets' }, publicKey: Uint8Array): LeafOutcome {
   if (leaf.list.has(publicKey)) return { leaf, state: 'passed' };
   return { leaf, state: 'failed', error: notListed(leaf.file) };
@@ -188,17 +211,8 @@ async function runLeaf(leaf: RuleLeaf & { kind: 'feature' }, context: LeafContex
   const module = FEATURES[leaf.feature];
   const { environment, stop } = context;
   try {
-    const results = await module.check(context.wallet.address, leaf.policy.params, {
-      chain: context.chain,
-      holdings: context.holdings,
-      config: environment.config,
-      now: environment.now,
-      get signal() {
-        return stop.signal;
-      },
-      ...(environment.deadlineMs === undefined ? {} : { deadlineMs: environment.deadlineMs }),
-    });
-    checkLocation({ ...leaf.policy.geo, latitude: environment.latitude, longitude: environment.longitude });
+    const results = await module.check(context.wallet.address, leaf.policy.params, new LeafFeatureContext(context));
+    if (leaf.policy.geo.enabled) checkLocation({ ...leaf.policy.geo, latitude: environment.latitude, longitude: environment.longitude });
     return { leaf, state: 'passed', results };
   } catch (error) {
     if (stop.aborted) return { leaf, state: 'skipped' };
@@ -250,10 +264,20 @@ function undecidedAbove(node: RuleNode, leaf: RuleLeaf, states: readonly LeafOut
 }
 
 function contains(node: RuleNode, leaf: RuleLeaf): boolean {
-  if (node === leaf) return true;
-  if (node.kind === 'not') return contains(node.child, leaf);
-  if (node.kind === 'feature' || node.kind === 'wallets') return false;
-  return node.children.some((child) => contains(child, leaf));
+  return (leafMask(node) & (1 << leaf.index)) !== 0;
+}
+
+/** The leaves under a node as bits (a rule has at most 32 leaves), worked out once per node. */
+const leafMasks = new WeakMap<RuleNode, number>();
+function leafMask(node: RuleNode): number {
+  let mask = leafMasks.get(node);
+  if (mask === undefined) {
+    if (node.kind === 'feature' || node.kind === 'wallets') mask = 1 << node.index;
+    else if (node.kind === 'not') mask = leafMask(node.child);
+    else mask = node.children.reduce((bits, child) => bits | leafMask(child), 0);
+    leafMasks.set(node, mask);
+  }
+  return mask;
 }
 
 /**
