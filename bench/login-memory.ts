@@ -65,3 +65,20 @@ async function loginChunk(ctx: BenchContext, amount: number) {
   });
   return { ok, load };
 }
+
+/** The section of RESULTS.md. */
+export function renderLoginMemory(result: LoginMemoryResult, targetMb = 64): string {
+  const met = result.growthMb <= targetMb ? 'met' : '**not met**';
+  return [
+    '## Memory over 1,000,000 signed logins',
+    '',
+    `${result.logins.toLocaleString('en-US')} signed logins of the 1,000 warm wallets (each with its own nonce, held by the consumed-nonce store for NONCE_TTL_SECONDS = 300 s), 64 connections, after a warm-up of 50,000 logins; ${(result.logins / result.durationSec).toFixed(0)} logins/s over ${result.durationSec.toFixed(0)} s of load, ${result.non2xx} non-2xx.`,
+    '',
+    '| target | measured | |',
+    '| --- | --- | --- |',
+    `| gate RSS after 1,000,000 logins ≤ warm-up + ${targetMb} MB | ${result.rssBeforeMb.toFixed(1)} → ${result.rssAfterMb.toFixed(1)} MB (+${result.growthMb.toFixed(1)} MB; ${result.rssSettledMb.toFixed(1)} MB after 3 s idle) | ${met} |`,
+    '',
+    `RSS every 50,000 logins (MB): ${result.trace.map((point) => point.rssMb.toFixed(0)).join(', ')}.`,
+    '',
+  ].join('\n');
+}
