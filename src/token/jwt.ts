@@ -1,3 +1,4 @@
+import { createHmac, createSecretKey } from 'node:crypto';
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
 import type { JwtAlg } from '../config.js';
 import { randomBytesFromPool } from '../lib/random-pool.js';
@@ -118,8 +119,18 @@ export function createTokenService(settings: TokenSettings): TokenService {
   };
 }
 
+/** The header every HS256 token carries, as fast-jwt writes it (`{"alg":"HS256","typ":"JWT"}`). */
+const HS256_HEADER_SEGMENT = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+
 function symmetric(secret: string): { signer: (payload: Record<string, unknown>) => string; verifierFor: (token: string) => Verify | undefined; jwks: undefined } {
-  const signer = createSigner({ key: secret, algorithm: 'HS256' });
+  // Signed here rather than by fast-jwt's createSigner: the same bytes (its header, the payload as
+  // JSON.stringify writes it, HMAC-SHA256 of the two base64url segments; test/unit/tokens.test.ts
+  // checks them against fast-jwt's), without its generic path (~5 µs → ~2.6 µs a token).
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
+  const signer = (payload: Record<string, unknown>): string => {
+    const input = `${HS256_HEADER_SEGMENT}.${Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url')}`;
+    return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
+  };
   const verify: Verify = createVerifier({ key: secret, algorithms: ['HS256'], cache: VERIFY_CACHE_ENTRIES, requiredClaims: REQUIRED_CLAIMS });
   return { signer, verifierFor: () => verify, jwks: undefined };
 }
