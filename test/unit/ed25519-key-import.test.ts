@@ -74,6 +74,13 @@ describe('imported key cache', () => {
     expect(verifyEd25519(a.raw, message, byA)).toBe(true);
   });
 
+  it('keeps no key that has not verified a signature', () => {
+    const message = Buffer.from('forged');
+    const before = cachedKeyCount();
+    for (let i = 0; i < 20; i++) expect(verifyEd25519(keyPair().raw, message, randomBytes(64))).toBe(false);
+    expect(cachedKeyCount()).toBe(before);
+  });
+
   it('holds at most KEY_CACHE_ENTRIES keys, and still verifies keys it dropped', () => {
     const message = Buffer.from('bounded');
     const first = keyPair();
