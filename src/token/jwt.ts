@@ -87,19 +87,25 @@ export function createTokenService(settings: TokenSettings): TokenService {
   return {
     alg,
     jwks,
-    sign({ sub, feature, pol, pnm, sgm, ...results }) {
+    sign(claims) {
       const iat = Math.floor(now() / 1000);
+      // One pass, in the order tokens have always had: the check's results, iss, aud, sub,
+      // feature, pol, pnm, sgm, iat, exp, jti.
       const payload: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(results)) {
-        if (!RESERVED_CLAIMS.has(name)) payload[name] = value;
+      for (const name in claims) {
+        if (!RESERVED_CLAIMS.has(name)) payload[name] = claims[name];
       }
       // HS256 without JWT_ISSUER/JWT_AUDIENCE stays byte-compatible with the tokens of earlier versions.
       if (issuer !== undefined) payload.iss = issuer;
       if (audience !== undefined) payload.aud = audience;
-      Object.assign(payload, { sub, feature, pol });
-      if (pnm !== undefined) payload.pnm = pnm;
-      if (sgm !== undefined) payload.sgm = sgm;
-      Object.assign(payload, { iat, exp: iat + expirySeconds, jti: randomBytesFromPool(16).toString('base64url') });
+      payload.sub = claims.sub;
+      payload.feature = claims.feature;
+      payload.pol = claims.pol;
+      if (claims.pnm !== undefined) payload.pnm = claims.pnm;
+      if (claims.sgm !== undefined) payload.sgm = claims.sgm;
+      payload.iat = iat;
+      payload.exp = iat + expirySeconds;
+      payload.jti = randomBytesFromPool(16).toString('base64url');
       return signer(payload);
     },
     // The re-authentication hot path: the same steps as check, without building a result object.
