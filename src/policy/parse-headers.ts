@@ -10,7 +10,8 @@ import { policyHeadersOf } from './headers.js';
  * the mints its checks will read, its geolocation policy and `pol`. All of it depends only on the
  * values of those headers (a feature's `parse` reads nothing else, and nothing wallet-specific),
  * and a launch sends the same ones with every login, so it is parsed once per distinct set of
- * values and shared: nothing downstream changes it (the results are frozen to keep it so).
+ * values and shared between logins: nothing downstream writes to it (no feature's check changes
+ * its params; the entry, its mints and its geolocation policy are frozen).
  *
  * Bounded: PARSED_POLICY_ENTRIES sets (least recently used dropped), each with a key of at most
  * MAX_KEY_CHARS characters (longer header sets are parsed every time, uncached), so at most
