@@ -44,7 +44,7 @@ try {
   const policy = await setUpChain(localnet, wallets);
   for (let round = 0; round < rounds; round++) {
     for (const [index, distRoot] of builds.entries()) {
-      const env = Object.fromEntries((options[`env${index}`] ?? '').split(';').filter(Boolean).map((pair) => pair.split('=') as [string, string]));
+      const env = Object.fromEntries((options[`env${index}`] ?? '').split(';').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as [string, string]));
       const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads, distRoot, env });
       try {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };

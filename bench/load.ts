@@ -37,6 +37,11 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const statusCounts: Record<string, number> = {};
   const cpuBefore = process.cpuUsage();
   const startedAt = process.hrtime.bigint();
+  // The run is timed from its first request (the first response less its latency) to its last
+  // response, not to autocannon's callback: with `amount`, autocannon notices it is done only at
+  // its next sample tick (up to a second later), idle time that would count against the rate.
+  let firstRequestAt = startedAt;
+  let lastResponseAt = startedAt;
 
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
@@ -59,12 +64,14 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     // With `amount`, autocannon ignores the duration: enforce it here.
     const deadline = setTimeout(() => instance.stop(), spec.durationSec * 1000 + 50);
     instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
+      lastResponseAt = process.hrtime.bigint();
+      if (latencies.count === 0) firstRequestAt = lastResponseAt - BigInt(Math.round(responseTimeMs * 1e6));
       latencies.add(responseTimeMs);
       statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;
     });
   });
 
-  const durationSec = Number(process.hrtime.bigint() - startedAt) / 1e9;
+  const durationSec = latencies.count > 0 ? Number(lastResponseAt - firstRequestAt) / 1e9 : Number(process.hrtime.bigint() - startedAt) / 1e9;
   const cpu = process.cpuUsage(cpuBefore);
   const responses = latencies.count;
   const non2xx = Object.entries(statusCounts).reduce((sum, [status, count]) => (status.startsWith('2') ? sum : sum + count), 0);

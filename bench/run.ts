@@ -135,6 +135,7 @@ async function main(): Promise<void> {
   let paired: PairedFirstSignIns | undefined;
   const signModes: ScenarioResult[] = [];
   let defaultWorkers = '';
+  let poolCheck: BenchReport['poolCheck'];
   try {
     const policy = await setUpChain(localnet, wallets);
     log(`local chain ${localnet.url}: ${WALLETS} wallets, policy ${policy.excluded_mints} / ${policy.max_holdings}`);
@@ -177,6 +178,20 @@ async function main(): Promise<void> {
         }
       }
     });
+
+    // What the pool costs: warm logins with WORKER_THREADS=0 and with the default, in alternation
+    // (0, default, default, 0, …), each on a fresh gate warmed up alike.
+    poolCheck = { defaultWorkers: defaultWorkerThreads(), inline: [], pooled: [] };
+    const poolOrder = quick ? [0, undefined] : [0, undefined, undefined, 0];
+    for (const workers of poolOrder) {
+      await withGate(localnet, workers, async (gate) => {
+        const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+        await warmUp(ctx);
+        const label = workers === undefined ? defaultWorkers : '0';
+        const result = await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, label, expectedRate, 'signed authentication, WORKER_THREADS=0 against the default');
+        (workers === undefined ? poolCheck!.pooled : poolCheck!.inline).push(result);
+      });
+    }
 
     // The same gate signing EdDSA tokens (JWT_ALG=EdDSA): signed logins, then forward auth of its tokens.
     await withGate(
@@ -272,6 +287,7 @@ async function main(): Promise<void> {
     bare,
     memory,
     paired,
+    poolCheck,
     signModes,
     mainConnections: MAIN_CONNECTIONS,
     wallets: WALLETS,

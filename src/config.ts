@@ -168,10 +168,12 @@ function urlList(env: Env, name: string): string[] {
 }
 
 export function defaultWorkerThreads(): number {
-  // bench/RESULTS.md: on 2 cores, 2 workers beat 1 by 4–12 % in interleaved A/B runs and inline
-  // verification saturates the event loop; past 4 the single event loop is the limit (~10k
-  // logins/s), so more workers would only cost memory (~10 MB each).
-  return Math.max(1, Math.min(os.availableParallelism(), 4));
+  // One core stays for the event loop (HTTP, nonces, chain reads, tokens), the rest verify: on
+  // 2 cores, interleaved A/B runs (bench/compare.ts, 64 connections, warm logins) measured gate CPU
+  // per login 141–160 µs with 0 workers, 153–161 with 1 and 168–170 with 2 — a second worker only
+  // competes with the event loop for the cores. Past 4 the single event loop is the limit (~10k
+  // logins/s), so more workers would only cost memory (~10 MB each). docs/configuration.md says the same.
+  return Math.max(1, Math.min(os.availableParallelism() - 1, 4));
 }
 
 function redisKeyPrefix(env: Env): string {

@@ -33,7 +33,7 @@ export async function readAtaBalances(
   const programs = await mintPrograms.programsOf([...balances.keys()], deadlineMs);
   const lookups: { mint: string; mintBytes: Buffer; program: string }[] = [];
   for (const [mint, program] of programs) {
-    if (program !== null) lookups.push({ mint, mintBytes: addressBytes(mint), program });
+    if (program !== null) lookups.push({ mint, mintBytes: mintBytesOf(mint), program });
   }
   if (lookups.length === 0) return balances;
   const keys = lookups.map(({ mint, program }) => associatedTokenAddress(wallet, mint, program));
@@ -48,6 +48,26 @@ export async function readAtaBalances(
   });
   return balances;
 }
+
+/**
+ * Mints' bytes, decoded once: a policy names the same few mints in every login (base58 decoding
+ * costs ~1 µs a mint). Bounded at MINT_BYTES_ENTRIES (oldest insert dropped; ~150 bytes each).
+ * The bytes are only compared, never written.
+ */
+export const MINT_BYTES_ENTRIES = 4096;
+const mintBytes = new Map<string, Buffer>();
+export function mintBytesOf(mint: string): Buffer {
+  let bytes = mintBytes.get(mint);
+  if (bytes === undefined) {
+    bytes = addressBytes(mint);
+    if (mintBytes.size >= MINT_BYTES_ENTRIES) mintBytes.delete(mintBytes.keys().next().value as string);
+    mintBytes.set(mint, bytes);
+  }
+  return bytes;
+}
+
+/** Mints whose bytes are held (tests check the bound). */
+export const cachedMintCount = (): number => mintBytes.size;
 
 /** HOLDINGS_SCOPE=all: every token account the wallet owns (readTokenAccounts), summed per mint. */
 export async function readAllBalances(

@@ -6,11 +6,12 @@ import { GateError, invalidHeader, missingHeader } from '../errors.js';
 import { FEATURES } from '../features/registry.js';
 import type { FeatureName } from '../features/names.js';
 import type { HeaderBag } from '../lib/header-values.js';
-import { checkLocation, parseGeoPolicy, type GeoPolicy } from '../geo/locate.js';
+import { checkLocation, type GeoPolicy } from '../geo/locate.js';
 import { sessionCookie } from '../http/cookie.js';
 import type { NonceCodec } from '../nonce/codec.js';
 import { NonceStoreUnavailable, type ConsumedNonceStore } from '../nonce/store.js';
 import { policyHeadersOf } from '../policy/headers.js';
+import { parsePolicyHeaders } from '../policy/parse-headers.js';
 import { resolvePolicy } from '../policy/resolve.js';
 import { POLICY_HEADER, type NamedPolicy, type PolicySet } from '../policy/types.js';
 import { evaluateRule } from '../rules/evaluate.js';
@@ -262,17 +263,18 @@ function featureCheck(request: AuthRequest, deps: GateDependencies): LoginCheck 
   const feature = request.feature as FeatureName;
   const module = FEATURES[feature];
   const named = resolvePolicy(feature, headers, request.policyQuery, deps.policies);
-  const geo: GeoPolicy = named === undefined ? parseGeoPolicy(headers, module.geoRequired) : { ...named.geo, latitude: headers.get('x-lat'), longitude: headers.get('x-long') };
-  const params = named === undefined ? module.parse(headers) : named.params;
-  const heldMints = module.heldMints?.(params) ?? NO_MINTS;
+  // The request's own policy headers: parsed once per distinct set of values (src/policy/parse-headers.ts).
+  const own = named === undefined ? parsePolicyHeaders(module, headers) : undefined;
+  const geo: GeoPolicy = { ...(own ? own.geo : named!.geo), latitude: headers.get('x-lat'), longitude: headers.get('x-long') };
+  const params = own ? own.params : named!.params;
+  const heldMints = own ? own.heldMints : (module.heldMints?.(params) ?? NO_MINTS);
   return {
     heldMints,
     async run(wallet, chain, { config, now }, deadlineMs) {
       const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts: module.readsTokenAccounts?.(params) ?? false }, config.holdingsScope);
       const results = await module.check(wallet.address, params, { chain, holdings, config, now, deadlineMs });
       checkLocation(geo);
-      const pol = named ? named.digest : policyDigest(policyOf(headers, policyHeadersOf(module)) ?? {});
-      return { pol, claims: named ? { ...results, pnm: named.name } : results, body: results };
+      return { pol: own ? own.pol : named!.digest, claims: named ? { ...results, pnm: named.name } : results, body: results };
     },
   };
 }

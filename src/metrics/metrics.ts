@@ -108,10 +108,11 @@ export class Metrics {
    * every labelled call, about 2 µs per response on the hottest path. Both sets are bounded (routes
    * the server names, status codes it sends).
    */
-  private readonly recorders = new Map<string, (seconds: number) => void>();
+  private readonly recorders = new Map<string, Map<number, (seconds: number) => void>>();
   private responseRecorder(route: string, status: number): (seconds: number) => void {
-    const key = `${route} ${status}`;
-    let record = this.recorders.get(key);
+    let byStatus = this.recorders.get(route);
+    if (byStatus === undefined) this.recorders.set(route, (byStatus = new Map()));
+    let record = byStatus.get(status);
     if (record === undefined) {
       const counter = this.requests.labels(route, String(status));
       const histogram = this.requestSeconds.labels(route);
@@ -119,15 +120,31 @@ export class Metrics {
         counter.inc();
         histogram.observe(seconds);
       };
-      this.recorders.set(key, record);
+      byStatus.set(status, record);
     }
     return record;
   }
 
   /** outcome: success, or the error code the request ended with (INVALID_SIGNATURE, HOLDS_BANNED_TOKEN, …). */
   observeLogin(feature: string, outcome: string, seconds: number): void {
-    this.loginSeconds.observe({ feature, outcome }, seconds);
+    let observe = this.loginObservers.get(feature)?.get(outcome);
+    if (observe === undefined) {
+      const child = this.loginSeconds.labels(feature, outcome);
+      observe = (value) => child.observe(value);
+      let byOutcome = this.loginObservers.get(feature);
+      if (byOutcome === undefined) this.loginObservers.set(feature, (byOutcome = new Map()));
+      byOutcome.set(outcome, observe);
+    }
+    observe(seconds);
   }
+
+  /**
+   * Label children of the login histogram and the nonce-store counter, resolved once per label set
+   * as for responses (about 1 µs per labelled call saved, twice per login). Bounded like the label
+   * values: features and rules the gate serves, error codes it defines, the store's few outcomes.
+   */
+  private readonly loginObservers = new Map<string, Map<string, (seconds: number) => void>>();
+  private readonly nonceStoreCounters = new Map<string, { inc(): void }>();
 
   /** Starts a login timer; call the returned function with the outcome when the answer is sent. */
   startLoginTimer(feature: string): (outcome: string) => void {
@@ -154,7 +171,13 @@ export class Metrics {
 
   /** op: consume, release, health; result: first, reused, error, ok. */
   countNonceStoreOp(op: string, result: string): void {
-    this.nonceStoreOps.inc({ op, result });
+    const key = `${op} ${result}`;
+    let counter = this.nonceStoreCounters.get(key);
+    if (counter === undefined) {
+      counter = this.nonceStoreOps.labels(op, result);
+      this.nonceStoreCounters.set(key, counter);
+    }
+    counter.inc();
   }
 
   /** The worker pool tells how many tasks wait (e.g. `() => pool.queueSize`); read at each scrape. */

@@ -10,15 +10,40 @@ import { createPublicKey, verify, type KeyObject } from 'node:crypto';
  * DER SPKI, which goes through OpenSSL 3's generic decoder. Same key, same verification.
  */
 export function ed25519PublicKey(rawPublicKey: Uint8Array): KeyObject {
-  const x = Buffer.from(rawPublicKey.buffer, rawPublicKey.byteOffset, rawPublicKey.byteLength).toString('base64url');
-  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
+  return importJwkX(Buffer.from(rawPublicKey.buffer, rawPublicKey.byteOffset, rawPublicKey.byteLength).toString('base64url'));
+}
+
+const importJwkX = (x: string): KeyObject => createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
+
+/**
+ * Imported keys by their base64url text (the raw 32 bytes, so a different key is a different
+ * entry): a returning wallet's login skips the import (~5 µs and a KeyObject to collect). Bounded
+ * at KEY_CACHE_ENTRIES per thread (a KeyObject and its 43-character key: well under 1 KB each, so
+ * at most a few MB); past it the oldest insert goes. A key is kept only once it has verified a
+ * signature, so forged requests with made-up keys cannot push real wallets' keys out.
+ */
+export const KEY_CACHE_ENTRIES = 4096;
+const importedKeys = new Map<string, KeyObject>();
+
+/** Imported keys held by this thread (tests check the bound). */
+export function cachedKeyCount(): number {
+  return importedKeys.size;
 }
 
 export function verifyEd25519(rawPublicKey: Uint8Array, message: Uint8Array | string, signature: Uint8Array): boolean {
   if (rawPublicKey.length !== 32 || signature.length !== 64) return false;
   try {
     const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
-    return verify(null, data, ed25519PublicKey(rawPublicKey), signature);
+    const x = Buffer.from(rawPublicKey.buffer, rawPublicKey.byteOffset, rawPublicKey.byteLength).toString('base64url');
+    const cached = importedKeys.get(x);
+    if (cached !== undefined) return verify(null, data, cached, signature);
+    const key = importJwkX(x);
+    const valid = verify(null, data, key, signature);
+    if (valid) {
+      if (importedKeys.size >= KEY_CACHE_ENTRIES) importedKeys.delete(importedKeys.keys().next().value as string);
+      importedKeys.set(x, key);
+    }
+    return valid;
   } catch {
     // OpenSSL rejects some malformed keys at import; that is a failed verification, not an error.
     return false;

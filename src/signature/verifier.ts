@@ -30,6 +30,7 @@ export interface Verified {
 }
 
 const NO_SEEDS: readonly AtaSeed[] = [];
+const NO_ATAS: readonly string[] = [];
 
 export function createSignatureVerifier(options: { threads: number; maxBatch: number; workerFile?: string }): SignatureVerifier {
   if (options.threads === 0) return inlineVerifier();
@@ -39,8 +40,8 @@ export function createSignatureVerifier(options: { threads: number; maxBatch: nu
 function inlineVerifier(): SignatureVerifier {
   return {
     async verify(publicKey, message, signature, ataSeeds = NO_SEEDS) {
-      const result = runVerifyTask({ publicKeys: publicKey, signatures: signature, messages: [message], ataSeeds: [ataSeeds] });
-      return { valid: result.valid[0] === 1, atas: result.atas[0] ?? [] };
+      const result = runVerifyTask({ publicKeys: publicKey, signatures: signature, messages: [message], ataSeeds: ataSeeds.length > 0 ? [ataSeeds] : undefined });
+      return { valid: result.valid[0] === 1, atas: result.atas?.[0] ?? NO_ATAS };
     },
     queueDepth: () => 0,
     async close() {},
@@ -128,14 +129,17 @@ class PooledVerifier implements SignatureVerifier {
       publicKeys: new Uint8Array(entries.length * 32),
       signatures: new Uint8Array(entries.length * 64),
       messages: new Array<string | Uint8Array>(entries.length),
-      ataSeeds: new Array<readonly AtaSeed[]>(entries.length),
     };
-    entries.forEach((entry, i) => {
+    let anySeeds = false;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
       batch.publicKeys.set(entry.publicKey, i * 32);
       batch.signatures.set(entry.signature, i * 64);
       batch.messages[i] = ownBuffer(entry.message);
-      batch.ataSeeds[i] = entry.ataSeeds;
-    });
+      if (entry.ataSeeds.length > 0) anySeeds = true;
+    }
+    // A known wallet's ATAs are cached: such a batch sends no per-entry seed lists at all.
+    if (anySeeds) batch.ataSeeds = entries.map((entry) => entry.ataSeeds);
     this.tasksInFlight++;
     const settle = (): void => {
       this.tasksInFlight--;
@@ -144,7 +148,7 @@ class PooledVerifier implements SignatureVerifier {
     this.pool.run(batch, { transferList: [batch.publicKeys.buffer as ArrayBuffer, batch.signatures.buffer as ArrayBuffer] }).then(
       (results: VerifyTaskResult) => {
         settle();
-        entries.forEach((entry, i) => entry.resolve({ valid: results.valid[i] === 1, atas: results.atas[i] ?? [] }));
+        entries.forEach((entry, i) => entry.resolve({ valid: results.valid[i] === 1, atas: results.atas?.[i] ?? NO_ATAS }));
       },
       (error: unknown) => {
         settle();

@@ -12,19 +12,25 @@ import { verifyBatch, type VerifyBatch } from './ed25519.js';
  * ATAs are derived, so a forged request cannot make the pool work for nothing.
  */
 export interface VerifyTask extends VerifyBatch {
-  /** Per entry: the ATAs to derive when its signature is valid (empty: none). */
-  ataSeeds: (readonly AtaSeed[])[];
+  /**
+   * Per entry: the ATAs to derive when its signature is valid (empty: none). Absent when no entry
+   * has any (a known wallet's login): nothing to clone across the thread boundary.
+   */
+  ataSeeds?: (readonly AtaSeed[])[] | undefined;
 }
 
 export interface VerifyTaskResult {
   /** 1 for a valid signature, 0 otherwise, per entry. */
   valid: Uint8Array;
-  /** Per entry: the base58 ATA of each seed, in order; empty when the signature is invalid. */
-  atas: string[][];
+  /** Per entry: the base58 ATA of each seed, in order; empty when the signature is invalid. Absent when the task had no seeds. */
+  atas?: string[][] | undefined;
 }
+
+const NO_ATAS: string[] = [];
 
 export function runVerifyTask(task: VerifyTask): VerifyTaskResult {
   const valid = verifyBatch(task);
-  const atas = task.ataSeeds.map((seeds, i) => (valid[i] === 1 && seeds.length > 0 ? seeds.map(deriveAssociatedTokenAddressText) : []));
+  if (task.ataSeeds === undefined) return { valid };
+  const atas = task.ataSeeds.map((seeds, i) => (valid[i] === 1 && seeds.length > 0 ? seeds.map(deriveAssociatedTokenAddressText) : NO_ATAS));
   return { valid, atas };
 }

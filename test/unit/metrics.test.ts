@@ -17,12 +17,16 @@ describe('Metrics', () => {
     metrics.countRequest('/x404_auth/blacklist', 200);
     metrics.onResponse('/health', 200, process.hrtime.bigint());
     metrics.observeLogin('blacklist', 'success', 0.02);
+    metrics.observeLogin('blacklist', 'NONCE_REUSED', 0.002);
+    metrics.observeLogin('timelock', 'success', 0.002);
     metrics.startLoginTimer('tier')('INSUFFICIENT_TOKENS');
     metrics.countRpcCall('getMultipleAccounts');
     metrics.countRpcError('getMultipleAccounts', 'timeout');
     metrics.observeMultipleAccountsBatch(37);
     metrics.countNonceStoreOp('consume', 'reused');
     metrics.countNonceStoreOp('release', 'ok');
+    metrics.countNonceStoreOp('consume', 'first');
+    metrics.countNonceStoreOp('consume', 'first');
     metrics.countRpcHedge('won');
     metrics.countRpcHedge('won');
     let waiting = 5;
@@ -42,6 +46,10 @@ describe('Metrics', () => {
     expect(sample(text, 'x404_rpc_get_multiple_accounts_batch_size_sum')).toBe(37);
     expect(sample(text, 'x404_nonce_store_operations_total', 'op="consume",result="reused"')).toBe(1);
     expect(sample(text, 'x404_nonce_store_operations_total', 'op="release",result="ok"')).toBe(1);
+    expect(sample(text, 'x404_nonce_store_operations_total', 'op="consume",result="first"')).toBe(2);
+    // Each label set keeps its own child: a cached one never counts for another.
+    expect(sample(text, 'x404_login_duration_seconds_count', 'feature="blacklist",outcome="NONCE_REUSED"')).toBe(1);
+    expect(sample(text, 'x404_login_duration_seconds_count', 'feature="timelock",outcome="success"')).toBe(1);
     expect(sample(text, 'x404_rpc_hedges_total', 'outcome="won"')).toBe(2);
     expect(sample(text, 'x404_worker_pool_queue_depth')).toBe(5);
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, importPKCS8, jwtVerify, SignJWT, UnsecuredJWT, type JSONWebKeySet } from 'jose';
+import { createSigner } from 'fast-jwt';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTokenService, type TokenService } from '../../src/token/jwt.js';
 import { loadTokenKeys, type TokenKey } from '../../src/token/keys.js';
@@ -45,6 +46,15 @@ describe('HS256 tokens (the default)', () => {
     const [header, body, signature] = token.split('.');
     expect(createHmac('sha256', SECRET).update(`${header}.${body}`).digest('base64url')).toBe(signature);
     expect(tokens.jwks).toBeUndefined();
+  });
+
+  it('are the bytes fast-jwt signs for the same claims, and jose verifies them', async () => {
+    const tokens = createTokenService({ alg: 'HS256', secret: SECRET, issuer: 'https://gate.example', expirySeconds: 3600 });
+    const token = tokens.sign({ ...CLAIMS, pnm: 'lancement-é-🚀', tier: 'gold', holdings: [1, 2] });
+    expect(createSigner({ key: SECRET, algorithm: 'HS256' })(segment(token, 1))).toBe(token);
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(SECRET), { algorithms: ['HS256'] });
+    expect(payload).toMatchObject({ ...CLAIMS, pnm: 'lancement-é-🚀', tier: 'gold', holdings: [1, 2] });
+    expect(tokens.verify(token)).toMatchObject(CLAIMS);
   });
 
   it('add iss, aud and pnm only when configured or named', () => {
