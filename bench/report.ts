@@ -1,6 +1,8 @@
 import type { VerifyCeiling } from './ceilings.js';
 import type { LoadResult } from './load.js';
+import { type LoginMemoryResult, renderLoginMemory } from './login-memory.js';
 import type { MemoryResult } from './memory.js';
+import { renderRuleBench, type RuleBenchResult } from './rule.js';
 import type { PairedFirstSignIns, ScenarioResult } from './scenarios.js';
 import { LAG_SAMPLING_MS, RSS_BAND_MB, SOAK_LOAD, SOAK_NONCE_TTL_SECONDS, type SoakResult } from './soak.js';
 
@@ -32,6 +34,10 @@ export interface BenchReport {
   sweep: ScenarioResult[];
   bare: BareResult[];
   memory: MemoryResult | undefined;
+  /** RSS over 1,000,000 signed logins (--memory). */
+  loginMemory?: LoginMemoryResult | undefined;
+  /** The example rule beside blacklist alone (bench/rule.ts). */
+  rule?: RuleBenchResult | undefined;
   /** First sign-ins against known wallets' logins, measured in alternation. */
   paired?: PairedFirstSignIns | undefined;
   /**
@@ -204,6 +210,11 @@ export function renderReport(report: BenchReport): string {
     targetRows.push(['signed authentication with EdDSA tokens (JWT_ALG=EdDSA; no target)', `${f0(eddsaLogin.load.rps)} /s vs ${f0(login.load.rps)} /s with HS256; gate CPU ${f0(eddsaLogin.gateCpuUsPerRequest)} vs ${f0(login.gateCpuUsPerRequest)} µs/login, ${eddsaLogin.load.non2xx} non-2xx`, '']);
   }
   if (report.memory) targetRows.push(['RSS growth after 1,000,000 nonce issuances ≤ 30 MB', `${f1(report.memory.growthMb)} MB (${f0(report.memory.issued)} issued)`, pass(report.memory.growthMb <= 30 && report.memory.issued >= 1_000_000)]);
+  if (report.loginMemory) {
+    const m = report.loginMemory;
+    targetRows.push(['gate RSS after 1,000,000 signed logins ≤ warm-up + 64 MB', `${f1(m.rssBeforeMb)} → ${f1(m.rssAfterMb)} MB (+${f1(m.growthMb)} MB, ${f0(m.logins)} logins)`, pass(m.growthMb <= 64 && m.logins >= 1_000_000)]);
+  }
+  if (report.rule) targetRows.push(["the example rule's gate CPU per login ≤ 1.5× blacklist alone (warm wallets, alternating runs)", `${f2(report.rule.cpuRatio)}×`, pass(report.rule.cpuRatio <= 1.5)]);
   lines.push(table(['target', 'measured', ''], targetRows), '');
 
   lines.push(`## Scenarios (${report.mainConnections} connections, ${report.durations.main} s each, gate with WORKER_THREADS ${report.main[0]?.workerThreads ?? 'default'})`, '');
@@ -307,6 +318,8 @@ export function renderReport(report: BenchReport): string {
       '',
     );
   }
+  if (report.rule) lines.push(renderRuleBench(report.rule));
+  if (report.loginMemory) lines.push(renderLoginMemory(report.loginMemory));
   if (report.soak) lines.push(...renderSoak(report.soak));
   return lines.join('\n');
 }

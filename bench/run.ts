@@ -3,7 +3,8 @@
  *
  *   npm run bench                      full run (10 s scenarios, 5 s sweep cells), writes bench/RESULTS.md
  *   npm run bench -- --quick           3 s scenarios, 2 s sweep cells (a smoke run; RESULTS.md is still written)
- *   npm run bench -- --memory          also the 1,000,000-nonce memory run
+ *   npm run bench -- --memory          also the memory runs: 1,000,000 nonces, 1,000,000 signed logins
+ *   npm run bench -- --no-rule         skip the rule scenario (bench/rule.ts: the example rule beside blacklist alone)
  *   npm run bench -- --no-sweep        only the main scenarios and ceilings
  *   npm run bench -- --out=path.md     write the report elsewhere
  *   npm run bench -- --gate-dist=/tmp/x/dist   measure another build of the gate (a copy of dist/ with a change to try)
@@ -25,7 +26,9 @@ import { existsSync } from 'node:fs';
 import { measureVerifyCeiling } from './ceilings.js';
 import { setUpChain } from './chain-fixture.js';
 import { runLoad } from './load.js';
+import { loginMemoryRun, type LoginMemoryResult } from './login-memory.js';
 import { memoryRun, type MemoryResult } from './memory.js';
+import { ruleBench, type RuleBenchResult } from './rule.js';
 import { sampleProcess, startBareUwsProcess, startGateProcess, startLocalnetProcess, type Child, type LocalnetChild } from './processes.js';
 import { type BareResult, renderReport, renderSoak, type BenchReport, type MachineInfo } from './report.js';
 import { SOAK_NONCE_TTL_SECONDS, soak } from './soak.js';
@@ -132,6 +135,8 @@ async function main(): Promise<void> {
   const sweep: ScenarioResult[] = [];
   const bare: BareResult[] = [];
   let memory: MemoryResult | undefined;
+  let loginMemory: LoginMemoryResult | undefined;
+  let rule: RuleBenchResult | undefined;
   let paired: PairedFirstSignIns | undefined;
   const signModes: ScenarioResult[] = [];
   let defaultWorkers = '';
@@ -235,6 +240,17 @@ async function main(): Promise<void> {
       });
     }
 
+    // RSS over 1,000,000 signed logins, on a fresh gate (bench/login-memory.ts).
+    if (args.has('--memory')) {
+      await withGate(localnet, undefined, async (gate) => {
+        log('memory run: 1,000,000 signed logins on a fresh gate');
+        const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+        await warmUp(ctx);
+        loginMemory = await loginMemoryRun(ctx, quick ? 100_000 : 1_000_000, 50_000, log);
+        log(`memory: RSS ${loginMemory.rssBeforeMb.toFixed(1)} → ${loginMemory.rssAfterMb.toFixed(1)} MB after ${loginMemory.logins} logins`);
+      });
+    }
+
     // Signed logins by worker count × connections.
     if (!args.has('--no-sweep')) {
       for (const workers of SWEEP_WORKERS) {
@@ -276,6 +292,13 @@ async function main(): Promise<void> {
     await localnet.stop();
   }
 
+  // The example rule beside blacklist alone (its own local chain and gate).
+  if (!args.has('--no-rule')) {
+    log('rule: the example rule of docs/rules.md beside blacklist alone');
+    rule = await ruleBench({ durationSec: MAIN_SEC, rounds: quick ? 1 : 2 });
+    log(`rule: ${rule.cpuRatio.toFixed(2)}× the CPU per login of blacklist alone`);
+  }
+
   const report: BenchReport = {
     startedAt,
     finishedAt: new Date(),
@@ -286,6 +309,8 @@ async function main(): Promise<void> {
     sweep,
     bare,
     memory,
+    loginMemory,
+    rule,
     paired,
     poolCheck,
     signModes,
