@@ -71,8 +71,11 @@ function startNode(
   readUrl: (line: string) => string | undefined,
   nodeArgs: string[] = [],
   distRoot = DIST_ROOT,
+  cpus?: string,
 ): Promise<Child> {
-  const child = spawn(process.execPath, [...nodeArgs, path.join(distRoot, script)], {
+  // `taskset -c <cpus> node …` execs node itself: the child's pid is the gate's, every thread pinned.
+  const [command, args] = cpus === undefined ? [process.execPath, [...nodeArgs, path.join(distRoot, script)]] : ['taskset', ['-c', cpus, process.execPath, ...nodeArgs, path.join(distRoot, script)]];
+  const child = spawn(command, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -167,6 +170,8 @@ export interface GateOptions {
   cpuProfileDir?: string;
   /** Run the gate from another build (a copy of dist/ with a change to try; bench/compare.ts). */
   distRoot?: string;
+  /** Pin the gate (every thread) to these CPUs, taskset's list syntax ("1", "0,1"); bench/cores.ts. */
+  cpus?: string;
 }
 
 /** The gate as users run it: `node dist/src/main.js`, production mode, rate limit off. */
@@ -199,6 +204,7 @@ export function startGateProcess(options: GateOptions): Promise<Child> {
     },
     nodeArgs,
     options.distRoot,
+    options.cpus,
   );
 }
 
