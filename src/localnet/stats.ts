@@ -5,12 +5,15 @@ export interface CounterSnapshot {
   calls: Record<string, number>;
   /** HTTP requests carrying at least one call of the method: its round trips (e.g. getMultipleAccounts rounds). */
   requestsWith: Record<string, number>;
+  /** HTTP requests answered 429 by the provider simulation's rate limit (provider.ts). */
+  rateLimited: number;
 }
 
 export class Counters {
   httpRequests = 0;
   calls: Record<string, number> = {};
   requestsWith: Record<string, number> = {};
+  rateLimited = 0;
 
   /** The methods of one HTTP request's calls (the request itself is counted when it arrives). */
   countCalls(methods: readonly string[]): void {
@@ -19,12 +22,13 @@ export class Counters {
   }
 
   snapshot(): CounterSnapshot {
-    return { httpRequests: this.httpRequests, calls: { ...this.calls }, requestsWith: { ...this.requestsWith } };
+    return { httpRequests: this.httpRequests, calls: { ...this.calls }, requestsWith: { ...this.requestsWith }, rateLimited: this.rateLimited };
   }
 
   reset(): void {
     this.httpRequests = 0;
     this.calls = {};
     this.requestsWith = {};
+    this.rateLimited = 0;
   }
 }
