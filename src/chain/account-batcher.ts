@@ -26,10 +26,24 @@ interface SliceGroup {
 }
 
 /**
- * Merges concurrent getMultipleAccounts callers. Keys asked for within one window
- * (RPC_BATCH_WINDOW_MS; 0 = the next setImmediate) are deduplicated, split into calls of at most
- * 100 keys per data slice, and all calls go out as JSON-RPC batches through the RPC client (which
- * packs them into as few HTTP bodies as the size limit allows, under RPC_CONCURRENCY).
+ * A provider answering in RTT ms gets about this many batches per round trip from a steady stream
+ * of callers: the window is RTT ÷ this (within RPC_BATCH_WINDOW_MS..RPC_BATCH_WINDOW_MAX_MS). At
+ * 80 ms that is a 10 ms window, ~100 requests/s whatever the login rate, each caller waiting 5 ms
+ * on average for its batch to leave.
+ */
+const BATCHES_PER_ROUND_TRIP = 8;
+
+/**
+ * Merges concurrent getMultipleAccounts callers. Keys asked for within one window are
+ * deduplicated, split into calls of at most 100 keys per data slice, and all calls go out as
+ * JSON-RPC batches through the RPC client (which packs them into as few HTTP bodies as the size
+ * limit allows, under its adaptive concurrency limit).
+ *
+ * The window follows the provider's round trip (BATCHES_PER_ROUND_TRIP), never shorter than
+ * RPC_BATCH_WINDOW_MS (0 = the next setImmediate) nor longer than RPC_BATCH_WINDOW_MAX_MS. When it
+ * ends while every concurrency slot is taken, the batch keeps gathering until one frees up (or the
+ * earliest caller's deadline comes): one bigger request then, instead of many queued behind the
+ * limit, each of which would wait a round trip per place in the queue.
  *
  * Each caller gets exactly its keys' accounts in its order. If a call carrying any of its keys
  * fails (or its reply is malformed), the caller's promise rejects with the 503: fail closed, no
@@ -46,7 +60,7 @@ export class AccountBatcher {
 
   constructor(
     private readonly rpc: RpcClient,
-    private readonly config: Pick<Config, 'rpcBatchWindowMs' | 'rpcCommitment'>,
+    private readonly config: Pick<Config, 'rpcBatchWindowMs' | 'rpcCommitment'> & Partial<Pick<Config, 'rpcBatchWindowMaxMs'>>,
     private readonly observer: ChainObserver = {},
   ) {}
 
@@ -85,12 +99,39 @@ export class AccountBatcher {
     await this.flush();
   }
 
+  /** How long the next batch gathers keys: an eighth of the provider's round trip, within the bounds. */
+  windowMs(): number {
+    const shortest = this.config.rpcBatchWindowMs;
+    const longest = Math.max(shortest, this.config.rpcBatchWindowMaxMs ?? shortest);
+    const rtt = this.rpc.minRttMs();
+    return rtt === undefined ? shortest : Math.min(longest, Math.max(shortest, Math.round(rtt / BATCHES_PER_ROUND_TRIP)));
+  }
+
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    const run = (): void => void this.flush();
-    if (this.config.rpcBatchWindowMs === 0) setImmediate(run);
-    else setTimeout(run, this.config.rpcBatchWindowMs);
+    const afterWindow = (): void => {
+      let fired = false;
+      let deadlineTimer: NodeJS.Timeout | undefined;
+      const fire = (): void => {
+        if (fired) return;
+        fired = true;
+        clearTimeout(deadlineTimer);
+        void this.flush();
+      };
+      const earliest = this.earliestDeadline();
+      if (Number.isFinite(earliest)) deadlineTimer = setTimeout(fire, Math.max(0, earliest - performance.now()));
+      this.rpc.whenSlotFree(fire);
+    };
+    const window = this.windowMs();
+    if (window === 0) setImmediate(afterWindow);
+    else setTimeout(afterWindow, window);
+  }
+
+  private earliestDeadline(): number {
+    let earliest = Infinity;
+    for (const group of this.groups.values()) for (const { deadline } of group.waiters) if (deadline < earliest) earliest = deadline;
+    return earliest;
   }
 
   private async flush(): Promise<void> {
