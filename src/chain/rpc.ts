@@ -5,7 +5,8 @@ import { MalformedReply } from './replies.js';
 import type { ChainObserver } from './types.js';
 
 /**
- * Solana JSON-RPC over plain HTTP POST (global fetch: undici, keep-alive). Not web3.js
+ * Solana JSON-RPC over plain HTTP POST (transport.ts: node:http with a keep-alive agent; any
+ * fetch-like function may be given instead). Not web3.js
  * `Connection`: it retries 429 on its own for seconds and cannot batch.
  *
  * - Every HTTP attempt has its own timeout (RPC_TIMEOUT_MS) and waits for a concurrency slot;
@@ -524,7 +525,9 @@ function parseRetryAfter(header: string | null): number {
 
 function describeFetchError(error: unknown): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'timed out';
-  const code = error instanceof Error && isObject(error.cause) && typeof error.cause.code === 'string' ? error.cause.code : undefined;
+  // undici's fetch puts the system error in `cause`; node:http (transport.ts) throws it as is.
+  const own = error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' ? (error as NodeJS.ErrnoException).code : undefined;
+  const code = error instanceof Error && isObject(error.cause) && typeof error.cause.code === 'string' ? error.cause.code : own;
   return code ? `network error (${code})` : 'network error';
 }
 

@@ -1,0 +1,72 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { FetchLike } from './rpc.js';
+
+/**
+ * The RPC client's HTTP transport: POSTs over node:http(s) with a keep-alive agent, so a batch
+ * rides a connection already open instead of paying a TCP (and TLS) handshake — at a provider
+ * 80 ms away that is a round trip or two per request. Sockets per provider are capped at
+ * `maxSockets` (the concurrency limit's maximum, plus room for hedges); idle ones are closed after
+ * IDLE_SOCKET_MS, below the keep-alive timeout servers commonly use (5 s), so the gate rarely
+ * writes to a socket the provider is closing. When it does (ECONNRESET or EPIPE on a reused socket
+ * before any answer), the request is sent once more on a new one — Node's documented pattern
+ * (`request.reusedSocket`); the provider never saw it.
+ *
+ * Only what rpc.ts reads of a Response is filled in: status, headers, body text.
+ */
+const IDLE_SOCKET_MS = 4_000;
+
+export function keepAliveFetch(maxSockets: number): FetchLike {
+  const options = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
+  const agents = { http: new http.Agent(options), https: new https.Agent(options) };
+  return (url, init) => post(new URL(url), init, agents, true);
+}
+
+function post(url: URL, init: RequestInit, agents: { http: http.Agent; https: https.Agent }, mayResend: boolean): Promise<Response> {
+  const secure = url.protocol === 'https:';
+  const body = typeof init.body === 'string' ? init.body : '';
+  const signal = init.signal ?? undefined;
+  return new Promise<Response>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const headers: Record<string, string> = { ...(init.headers as Record<string, string> | undefined), 'content-length': String(Buffer.byteLength(body)) };
+    const request = (secure ? https : http).request(url, { method: init.method ?? 'POST', headers, agent: secure ? agents.https : agents.http });
+    const onAbort = (): void => {
+      request.destroy();
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = (): void => signal?.removeEventListener('abort', onAbort);
+    let answered = false;
+    request.on('response', (response) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        done();
+        const status = response.statusCode ?? 0;
+        const replyHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (value === undefined) continue;
+          for (const item of Array.isArray(value) ? value : [value]) replyHeaders.append(name, item);
+        }
+        const nullBody = status === 204 || status === 205 || status === 304;
+        resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status, headers: replyHeaders }));
+      });
+      response.on('error', (error) => {
+        done();
+        reject(error);
+      });
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      done();
+      if (signal?.aborted) return; // rejected by onAbort
+      const stale = !answered && request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      if (stale && mayResend) resolve(post(url, init, agents, false));
+      else reject(error);
+    });
+    request.end(body);
+  });
+}
