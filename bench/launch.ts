@@ -233,6 +233,31 @@ export function describeLaunch(result: LaunchResult): string[] {
   ];
 }
 
+/** The report's section (bench/report.ts): each run's figures, and the targets of the runs without a rate limit. */
+export function renderLaunch(results: LaunchResult[]): string[] {
+  const lines = ['## Launch: first sign-ins at RPC latency', ''];
+  lines.push(
+    'Never-seen wallets, each signing in once (signed beforehand), against the local chain answering every JSON-RPC request after `RPC_LATENCY_MS`, optionally with `RPC_REQUESTS_PER_SECOND` (HTTP 429 above it); a fresh gate with its default configuration. Durations run from the first request to the last response. `bench/launch.ts`.',
+    '',
+    '| wallets | connections | RPC latency | rate limit | logins/s | p50 ms | p99 ms | max ms | statuses | errors | 503 | RPC HTTP/login | JSON-RPC calls/login | 429s | gate CPU µs/login |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  );
+  for (const r of results) {
+    lines.push(
+      `| ${r.wallets.toLocaleString('en-US')} | ${r.connections} | ${r.latencyMs} ms | ${r.requestsPerSecond === 0 ? 'none' : `${r.requestsPerSecond}/s`} | ${r.loginsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${Object.entries(r.statusCounts).map(([status, n]) => `${status}: ${n}`).join(', ')} | ${r.errors} | ${r.unavailable} | ${r.rpcHttpPerLogin.toFixed(4)} | ${r.rpcCallsPerLogin.toFixed(4)} | ${r.rpcRateLimited} | ${r.gateCpuUsPerLogin.toFixed(0)} |`,
+    );
+  }
+  for (const r of results.filter((result) => result.requestsPerSecond === 0)) {
+    lines.push('', `Targets at ${r.latencyMs} ms (warm logins/s of this machine: ${r.warmLoginsPerSecond.toFixed(0)}):`, '', '| target | measured | |', '|---|---|---|');
+    for (const t of r.targets) lines.push(`| ${t.what} ${t.target} | ${t.value} | ${t.met ? 'met' : '**not met**'} |`);
+  }
+  if (results.some((result) => result.requestsPerSecond > 0)) {
+    lines.push('', 'Under a rate limit a login gets a token only after its read was answered; one whose read cannot be done within `LOGIN_TIMEOUT_MS` answers 503 with `Retry-After` (counted above).');
+  }
+  lines.push('');
+  return lines;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const arg = (name: string): number | undefined => {
     const raw = process.argv.slice(2).find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);

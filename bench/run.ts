@@ -7,6 +7,7 @@
  *   npm run bench -- --no-sweep        only the main scenarios and ceilings
  *   npm run bench -- --out=path.md     write the report elsewhere
  *   npm run bench -- --gate-dist=/tmp/x/dist   measure another build of the gate (a copy of dist/ with a change to try)
+ *   npm run bench -- --no-launch       without the launch scenario (bench/launch.ts)
  *   npm run bench -- --render-only     rewrite RESULTS.md from RESULTS.json (after changing the report's layout)
  *   npm run bench -- --soak            only the soak (bench/soak.ts): 10 minutes of mixed traffic at 70 % of the
  *                                      capacity it measures first; adds its own section to RESULTS.md/.json,
@@ -23,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { defaultWorkerThreads } from '../src/config.js';
 import { existsSync } from 'node:fs';
 import { measureVerifyCeiling } from './ceilings.js';
+import { describeLaunch, launchScenario, type LaunchResult } from './launch.js';
 import { setUpChain } from './chain-fixture.js';
 import { runLoad } from './load.js';
 import { memoryRun, type MemoryResult } from './memory.js';
@@ -134,6 +136,7 @@ async function main(): Promise<void> {
   let memory: MemoryResult | undefined;
   let paired: PairedFirstSignIns | undefined;
   const signModes: ScenarioResult[] = [];
+  const launch: LaunchResult[] = [];
   let defaultWorkers = '';
   try {
     const policy = await setUpChain(localnet, wallets);
@@ -234,6 +237,15 @@ async function main(): Promise<void> {
       }
     }
 
+    // The launch (bench/launch.ts): 20,000 first sign-ins at RPC 80 ms; then under a provider rate limit (429s).
+    if (!args.has('--no-launch')) {
+      const warmLoginsPerSecond = main.find((result) => result.name === 'signed authentication')?.load.rps;
+      for (const shape of [{}, { wallets: 8000, requestsPerSecond: 20 }]) {
+        launch.push(await launchScenario({ ...shape, ...(warmLoginsPerSecond === undefined ? {} : { warmLoginsPerSecond }), log }));
+        for (const line of describeLaunch(launch.at(-1)!)) log(line);
+      }
+    }
+
     // The HTTP ceiling: the same requests against a bare uWS route.
     const bareUws = await startBareUwsProcess();
     try {
@@ -273,6 +285,7 @@ async function main(): Promise<void> {
     memory,
     paired,
     signModes,
+    launch,
     mainConnections: MAIN_CONNECTIONS,
     wallets: WALLETS,
     durations: { main: MAIN_SEC, sweep: SWEEP_SEC },
