@@ -41,9 +41,10 @@ const BATCHES_PER_ROUND_TRIP = 8;
  *
  * The window follows the provider's round trip (BATCHES_PER_ROUND_TRIP), never shorter than
  * RPC_BATCH_WINDOW_MS (0 = the next setImmediate) nor longer than RPC_BATCH_WINDOW_MAX_MS. When it
- * ends while every concurrency slot is taken, the batch keeps gathering until one frees up (or the
- * earliest caller's deadline comes): one bigger request then, instead of many queued behind the
- * limit, each of which would wait a round trip per place in the queue.
+ * ends while every concurrency slot is taken, or while every endpoint cools down after a 429 (its
+ * Retry-After), the batch keeps gathering until a request could go out (or the earliest caller's
+ * deadline comes): one bigger request then, instead of many queued behind the limit — each waiting
+ * a round trip per place in the queue — or sent all at once when the Retry-After ends.
  *
  * Each caller gets exactly its keys' accounts in its order. If a call carrying any of its keys
  * fails (or its reply is malformed), the caller's promise rejects with the 503: fail closed, no

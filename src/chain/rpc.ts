@@ -186,9 +186,17 @@ export class RpcClient {
     return this.limiter.minRttMs();
   }
 
-  /** Calls `watcher` once, when a request sent now would not wait for a slot (at once if so). */
+  /**
+   * Calls `watcher` once, when a request sent now would go out at once: a concurrency slot is free
+   * and some endpoint is not cooling down (after a 429, its Retry-After). Callers that can merge
+   * their work (the account batcher) wait here instead of queueing one request each.
+   */
   whenSlotFree(watcher: () => void): void {
-    this.limiter.whenSlotFree(watcher);
+    const at = now();
+    let soonest = Infinity;
+    for (const endpoint of this.endpoints) soonest = Math.min(soonest, endpoint.coolUntil);
+    if (soonest <= at) this.limiter.whenSlotFree(watcher);
+    else setTimeout(() => this.whenSlotFree(watcher), soonest - at);
   }
 
   private async sendWithRetries(members: Member[], outcomes: RpcOutcome[], deadline: number): Promise<void> {
