@@ -237,10 +237,10 @@ async function main(): Promise<void> {
       }
     }
 
-    // The launch (bench/launch.ts): 20,000 first sign-ins at RPC 80 ms; then under a provider rate limit (429s).
+    // The launch (bench/launch.ts): 20,000 first sign-ins at RPC 80 ms; then 4,000 under a 5 requests/s provider limit (429s).
     if (!args.has('--no-launch')) {
       const warmLoginsPerSecond = main.find((result) => result.name === 'signed authentication')?.load.rps;
-      for (const shape of [{}, { wallets: 8000, requestsPerSecond: 20 }]) {
+      for (const shape of [{}, { wallets: 4000, requestsPerSecond: 5 }]) {
         launch.push(await launchScenario({ ...shape, ...(warmLoginsPerSecond === undefined ? {} : { warmLoginsPerSecond }), log }));
         for (const line of describeLaunch(launch.at(-1)!)) log(line);
       }
