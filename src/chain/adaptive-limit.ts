@@ -8,9 +8,10 @@
  *   slot taken), adds 1 (doubling per round trip) until the first sign of trouble, then 1 ÷ limit
  *   (one per round trip): additive increase.
  * - Shrink on trouble: HTTP 429, 5xx, a timeout or a network error halve the limit (multiplicative
- *   decrease); a round trip above `tolerance` × the minimum (the provider queues) takes 10 % off.
- *   At most one decrease per round trip, so one burst of failures of requests sent together counts
- *   once.
+ *   decrease), at most once per round trip, so one burst of failures of requests sent together
+ *   counts once. A slow round trip alone only stops the growth: measured from the gate, it also
+ *   holds the gate's own event-loop delay, and shrinking for that would hold batches back (the
+ *   account batcher waits for a free slot) when the provider is fine.
  * - Always within [min, max] (RPC_CONCURRENCY_MIN, RPC_CONCURRENCY_MAX); starts at `initial`
  *   (RPC_CONCURRENCY).
  *
@@ -29,7 +30,6 @@ export interface AdaptiveLimitOptions {
 }
 
 const MIN_RTT_WINDOW_MS = 10_000;
-const LATENCY_DECREASE = 0.9;
 const OVERLOAD_DECREASE = 0.5;
 
 export class AdaptiveLimit {
@@ -108,10 +108,7 @@ export class AdaptiveLimit {
     this.lastRtt = rttMs;
     if (rttMs < this.windowMin) this.windowMin = rttMs;
     const minimum = Math.min(this.windowMin, this.previousWindowMin);
-    if (rttMs > minimum * this.tolerance) {
-      this.decrease(LATENCY_DECREASE);
-      return;
-    }
+    if (rttMs > minimum * this.tolerance) return;
     // Only a limit in use is known to be too low: the answer came back while every slot was taken
     // (this request's own slot is still held) or while others waited.
     if (this.active < this.limit && this.queue.length === 0) return;
@@ -121,16 +118,12 @@ export class AdaptiveLimit {
 
   /** The provider refused or failed (429, 5xx, timeout, network error). */
   overloaded(): void {
-    this.decrease(OVERLOAD_DECREASE);
-  }
-
-  private decrease(factor: number): void {
     const at = this.now();
     // Requests sent together fail together: one decrease per round trip.
     if (at - this.lastDecreaseAt < Math.max(this.lastRtt, 1)) return;
     this.lastDecreaseAt = at;
     this.slowStart = false;
-    this.current = Math.max(this.min, this.current * factor);
+    this.current = Math.max(this.min, this.current * OVERLOAD_DECREASE);
   }
 
   /** Starts queued tasks while slots are free, then tells a watcher. */

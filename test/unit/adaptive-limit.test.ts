@@ -59,15 +59,18 @@ describe('adaptive concurrency limit', () => {
     expect(limit.limit).toBe(3);
   });
 
-  it('takes a little off when round trips rise well above their minimum (the provider queues)', () => {
+  it('stops growing, without shrinking, while round trips are well above their minimum', () => {
     const { limit, hold, advance } = limiter({ initial: 20, min: 2, max: 64 });
     hold(30);
     limit.succeeded(80);
     expect(limit.limit).toBe(21);
-    advance(100);
-    limit.succeeded(400);
-    expect(limit.limit).toBeLessThan(21);
-    expect(limit.limit).toBeGreaterThan(10);
+    for (let i = 0; i < 5; i++) {
+      advance(100);
+      limit.succeeded(400);
+    }
+    expect(limit.limit).toBe(21);
+    limit.succeeded(90);
+    expect(limit.limit).toBe(22);
   });
 
   it('grows by one per round trip after the first decrease, not by one per answer', () => {
