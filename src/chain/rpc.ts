@@ -48,7 +48,14 @@ export interface RpcRequest<T = unknown> {
 
 export type RpcOutcome<T = unknown> = { ok: true; result: T } | { ok: false; error: GateError };
 
-export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+/** What the client reads of an HTTP answer: a fetch Response is one; transport.ts makes lighter ones. */
+export interface HttpReply {
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+export type FetchLike = (url: string, init: RequestInit) => Promise<HttpReply>;
 
 /** The validator answers larger bodies with HTTP 413 (docs/solana-wire-format.md). */
 export const MAX_BODY_BYTES = 51_200;
