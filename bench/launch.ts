@@ -6,6 +6,7 @@
  *   node dist/bench/launch.js                          20,000 wallets, 256 connections, 80 ms
  *   node dist/bench/launch.js --wallets=4000 --latency=80 --rps-limit=20   and a provider answering 429
  *   node dist/bench/launch.js --warm-rps=4200          skip measuring warm logins/s (the target's input)
+ *   node dist/bench/launch.js --cold                   the launch hits a gate process just started
  *
  * Durations run from the first request to the last response (autocannon notices the end of an
  * `amount` run only at its next 1 s sample tick, so its own duration is not used).
@@ -28,6 +29,13 @@ export interface LaunchOptions {
   requestsPerSecond?: number;
   /** Warm logins/s of this machine (the target's input); measured here when not given. */
   warmLoginsPerSecond?: number;
+  /**
+   * Warm the gate process first (default true), as a gate running before a launch is: 2,000 logins
+   * of other wallets against other mints, untimed, so the launch's wallets and mints stay unseen
+   * (their mints' token programs are looked up during the launch). false: the launch hits a
+   * process just started (module compilation, worker start-up and JIT land on the first wave).
+   */
+  warmGate?: boolean;
   /** Extra gate environment (default: the gate's defaults). */
   gateEnv?: Record<string, string>;
   log?: (message: string) => void;
@@ -45,6 +53,8 @@ export interface LaunchResult {
   connections: number;
   latencyMs: number;
   requestsPerSecond: number;
+  /** Whether the gate process was warmed (other wallets, other mints) before the launch. */
+  warmGate: boolean;
   /** From the first request to the last response. */
   durationSec: number;
   responses: number;
@@ -74,6 +84,8 @@ const JWT_SECRET = 'x404-bench-secret-not-for-production-0123456789';
 const WARM_WALLETS = 1000;
 const WARM_LOGINS = 12_000;
 const WARM_CONNECTIONS = 64;
+/** Logins of other wallets on other mints that warm the gate process before the launch. */
+const PROCESS_WARM_UP_LOGINS = 2000;
 
 export async function launchScenario(options: LaunchOptions = {}): Promise<LaunchResult> {
   const wallets = options.wallets ?? 20_000;
@@ -90,6 +102,11 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
     const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, ...(options.gateEnv ? { env: options.gateEnv } : {}) });
     try {
       const ctx: BenchContext = { gate, localnet, wallets: [], policy, tokens: [] };
+      if (options.warmGate !== false) {
+        const otherMints = await setUpChain(localnet, []);
+        const warmLogins = await prepareFirstLogins({ ...ctx, policy: otherMints }, PROCESS_WARM_UP_LOGINS);
+        await timedLogins(gate, warmLogins, WARM_CONNECTIONS);
+      }
       log(`signing ${wallets} first logins`);
       const logins = await prepareFirstLogins(ctx, wallets);
       await localnet.resetStats();
@@ -105,6 +122,7 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
         connections,
         latencyMs,
         requestsPerSecond,
+        warmGate: options.warmGate !== false,
         durationSec: run.durationSec,
         responses: run.responses,
         loginsPerSecond: ok / run.durationSec,
@@ -225,7 +243,7 @@ async function timedLogins(gate: Child, logins: Record<string, string>[], connec
 export function describeLaunch(result: LaunchResult): string[] {
   const rateLimit = result.requestsPerSecond === 0 ? 'no rate limit' : `rate limit ${result.requestsPerSecond} requests/s (${result.rpcRateLimited} answered 429)`;
   return [
-    `launch: ${result.wallets} never-seen wallets, ${result.connections} connections, RPC ${result.latencyMs} ms, ${rateLimit}`,
+    `launch: ${result.wallets} never-seen wallets, ${result.connections} connections, RPC ${result.latencyMs} ms, ${rateLimit}, ${result.warmGate ? 'gate process warmed on other wallets and mints' : 'gate process just started'}`,
     `  ${result.loginsPerSecond.toFixed(0)} logins/s over ${result.durationSec.toFixed(2)} s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, max ${result.maxMs.toFixed(1)} ms`,
     `  statuses ${JSON.stringify(result.statusCounts)}, errors ${result.errors} (503: ${result.unavailable})`,
     `  RPC: ${result.rpcHttpRequests} HTTP requests (${result.rpcHttpPerLogin.toFixed(4)}/login), ${result.rpcCalls} JSON-RPC calls (${result.rpcCallsPerLogin.toFixed(4)}/login); gate ${result.gateCpuUsPerLogin.toFixed(0)} µs CPU/login`,
@@ -237,7 +255,7 @@ export function describeLaunch(result: LaunchResult): string[] {
 export function renderLaunch(results: LaunchResult[]): string[] {
   const lines = ['## Launch: first sign-ins at RPC latency', ''];
   lines.push(
-    'Never-seen wallets, each signing in once (signed beforehand), against the local chain answering every JSON-RPC request after `RPC_LATENCY_MS`, optionally with `RPC_REQUESTS_PER_SECOND` (HTTP 429 above it); a fresh gate with its default configuration. Durations run from the first request to the last response. `bench/launch.ts`.',
+    'Never-seen wallets, each signing in once (signed beforehand), against the local chain answering every JSON-RPC request after `RPC_LATENCY_MS`, optionally with `RPC_REQUESTS_PER_SECOND` (HTTP 429 above it); a new gate process with its default configuration, warmed (as a gate running before a launch is) by 2,000 logins of other wallets on other mints, so the launch\'s wallets and mints are unseen. Durations run from the first request to the last response. `bench/launch.ts`.',
     '',
     '| wallets | connections | RPC latency | rate limit | logins/s | p50 ms | p99 ms | max ms | statuses | errors | 503 | RPC HTTP/login | JSON-RPC calls/login | 429s | gate CPU µs/login |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -273,6 +291,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     latencyMs: arg('latency') ?? 80,
     requestsPerSecond: arg('rps-limit') ?? 0,
     ...(warm === undefined ? {} : { warmLoginsPerSecond: warm }),
+    warmGate: !process.argv.includes('--cold'),
   });
   console.log(describeLaunch(result).join('\n'));
 }
