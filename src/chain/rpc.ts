@@ -202,7 +202,8 @@ export class RpcClient {
     const at = now();
     let soonest = Infinity;
     for (const endpoint of this.endpoints) soonest = Math.min(soonest, endpoint.coolUntil);
-    if (soonest <= at) this.limiter.whenSlotFree(watcher);
+    // A wait longer than any call would make fails the calls at once (chooseEndpoint): no holding.
+    if (soonest <= at || soonest - at > MAX_WAIT_MS) this.limiter.whenSlotFree(watcher);
     else setTimeout(() => this.whenSlotFree(watcher), soonest - at);
   }
 
