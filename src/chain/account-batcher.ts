@@ -115,12 +115,14 @@ export class AccountBatcher {
     const shortest = this.config.rpcBatchWindowMs;
     const longest = Math.max(shortest, this.config.rpcBatchWindowMaxMs ?? shortest);
     const rtt = this.rpc.minRttMs();
-    return rtt === undefined ? shortest : Math.min(longest, Math.max(shortest, Math.round(rtt / BATCHES_PER_ROUND_TRIP)));
+    const window = rtt === undefined ? shortest : Math.min(longest, Math.max(shortest, Math.round(rtt / BATCHES_PER_ROUND_TRIP)));
+    // After a 429 (or other overload) the batches are spaced further apart, for a while.
+    return Math.max(window, Math.round(this.rpc.spacingMs()));
   }
 
   private scheduleFlush(): void {
     if (this.flushScheduled) {
-      if (this.windowTimer !== undefined && this.callers >= CALLERS_TO_SEND_EARLY) {
+      if (this.windowTimer !== undefined && this.callers >= CALLERS_TO_SEND_EARLY && this.rpc.spacingMs() === 0) {
         // Still this turn's callers may join: the batch leaves on the next setImmediate.
         clearTimeout(this.windowTimer);
         this.windowTimer = undefined;

@@ -12,6 +12,7 @@
  *   counts once. A slow round trip alone only stops the growth: measured from the gate, it also
  *   holds the gate's own event-loop delay, and shrinking for that would hold batches back (the
  *   account batcher waits for a free slot) when the provider is fine.
+ * - After overload, batches are also spaced (spacingMs): fewer in flight is not fewer per second.
  * - Always within [min, max] (RPC_CONCURRENCY_MIN, RPC_CONCURRENCY_MAX); starts at `initial`
  *   (RPC_CONCURRENCY).
  *
@@ -31,6 +32,14 @@ export interface AdaptiveLimitOptions {
 
 const MIN_RTT_WINDOW_MS = 10_000;
 const OVERLOAD_DECREASE = 0.5;
+/**
+ * Fewer requests in flight does not mean fewer per second: at the minimum limit a provider 80 ms
+ * away still gets ~25 a second. So overload also spaces batches (spacingMs, which the account
+ * batcher waits at least between sends): doubled per overload from one round trip up to
+ * MAX_SPACING_MS, 5 % less per answer after.
+ */
+const MAX_SPACING_MS = 1_000;
+const SPACING_DECAY = 0.95;
 
 export class AdaptiveLimit {
   private current: number;
@@ -48,6 +57,7 @@ export class AdaptiveLimit {
   private windowMin = Infinity;
   private previousWindowMin = Infinity;
   private lastRtt = 0;
+  private spacing = 0;
 
   constructor(options: AdaptiveLimitOptions) {
     if (!(options.min >= 1 && options.max >= options.min)) throw new RangeError('need 1 ≤ min ≤ max');
@@ -106,6 +116,7 @@ export class AdaptiveLimit {
   succeeded(rttMs: number): void {
     this.rotate();
     this.lastRtt = rttMs;
+    this.spacing = this.spacing * SPACING_DECAY < 1 ? 0 : this.spacing * SPACING_DECAY;
     if (rttMs < this.windowMin) this.windowMin = rttMs;
     const minimum = Math.min(this.windowMin, this.previousWindowMin);
     if (rttMs > minimum * this.tolerance) return;
@@ -124,6 +135,12 @@ export class AdaptiveLimit {
     this.lastDecreaseAt = at;
     this.slowStart = false;
     this.current = Math.max(this.min, this.current * OVERLOAD_DECREASE);
+    this.spacing = Math.min(MAX_SPACING_MS, Math.max(2 * this.spacing, this.minRttMs() ?? this.lastRtt, 1));
+  }
+
+  /** How long batches should be spaced after overload (0 while the provider keeps up). */
+  spacingMs(): number {
+    return this.spacing;
   }
 
   /** Starts queued tasks while slots are free, then tells a watcher. */

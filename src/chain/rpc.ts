@@ -188,6 +188,11 @@ export class RpcClient {
     return { limit: this.limiter.limit, inFlight: this.limiter.inFlight, queued: this.limiter.queued };
   }
 
+  /** How long batches should be spaced after the provider refused (ms; 0 while it keeps up). */
+  spacingMs(): number {
+    return this.limiter.spacingMs();
+  }
+
   /** The lowest round trip of a successful request lately (ms); undefined before the first. */
   minRttMs(): number | undefined {
     return this.limiter.minRttMs();

@@ -109,6 +109,21 @@ describe('adaptive concurrency limit', () => {
     expect(limit.hasFreeSlot()).toBe(true);
   });
 
+  it('after overload asks for batches to be spaced (from one round trip, doubling, at most 1 s), and forgets it as answers come back', () => {
+    const { limit, advance } = limiter({ initial: 8, min: 2, max: 64 });
+    limit.succeeded(80);
+    expect(limit.spacingMs()).toBe(0);
+    limit.overloaded();
+    expect(limit.spacingMs()).toBe(80);
+    for (let i = 0; i < 10; i++) {
+      advance(100);
+      limit.overloaded();
+    }
+    expect(limit.spacingMs()).toBe(1000);
+    for (let i = 0; i < 200; i++) limit.succeeded(80);
+    expect(limit.spacingMs()).toBe(0);
+  });
+
   it('forgets an old minimum round trip: a provider that became slower for good is learned', () => {
     const { limit, advance } = limiter({ initial: 4, min: 2, max: 16 });
     limit.succeeded(20);
