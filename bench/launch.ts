@@ -7,6 +7,7 @@
  *   node dist/bench/launch.js --wallets=4000 --latency=80 --rps-limit=20   and a provider answering 429
  *   node dist/bench/launch.js --warm-rps=4200          skip measuring warm logins/s (the target's input)
  *   node dist/bench/launch.js --cold                   the launch hits a gate process just started
+ *   node dist/bench/launch.js --gate-env='RPC_BATCH_WINDOW_MAX_MS=6;RPC_CONCURRENCY=16'   settings of the gate
  *
  * Durations run from the first request to the last response (autocannon notices the end of an
  * `amount` run only at its next 1 s sample tick, so its own duration is not used).
@@ -285,6 +286,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     return value;
   };
   const warm = arg('warm-rps');
+  const gateEnvArg = process.argv.slice(2).find((a) => a.startsWith('--gate-env='))?.slice('--gate-env='.length);
+  const gateEnv = gateEnvArg === undefined ? undefined : Object.fromEntries(gateEnvArg.split(';').map((pair) => pair.split('=', 2) as [string, string]));
   const result = await launchScenario({
     wallets: arg('wallets') ?? 20_000,
     connections: arg('connections') ?? 256,
@@ -292,6 +295,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     requestsPerSecond: arg('rps-limit') ?? 0,
     ...(warm === undefined ? {} : { warmLoginsPerSecond: warm }),
     warmGate: !process.argv.includes('--cold'),
+    ...(gateEnv === undefined ? {} : { gateEnv }),
   });
   console.log(describeLaunch(result).join('\n'));
 }
