@@ -2,7 +2,7 @@
  * Admin routes of the local chain, on the same port under /__localnet/, so that processes other
  * than the one that started it (benchmark, gate dev server) can shape its state and faults:
  *
- *   GET  /__localnet/stats          → {httpRequests, calls, requestsWith, rateLimited}
+ *   GET  /__localnet/stats          → {httpRequests, calls, requestsWith, rateLimited, connections}
  *   POST /__localnet/reset-stats    → {ok:true}
  *   POST /__localnet/fault          {mode, methods?, count?, variant?} → the fault now set
  *   POST /__localnet/provider       {latencyMs?, requestsPerSecond?} → the provider simulation now set

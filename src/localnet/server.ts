@@ -227,6 +227,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   server.headersTimeout = 66_000;
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
+    counters.connections += 1;
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

@@ -7,6 +7,8 @@ export interface CounterSnapshot {
   requestsWith: Record<string, number>;
   /** HTTP requests answered 429 by the provider simulation's rate limit (provider.ts). */
   rateLimited: number;
+  /** TCP connections accepted (a client with keep-alive opens few). */
+  connections: number;
 }
 
 export class Counters {
@@ -14,6 +16,7 @@ export class Counters {
   calls: Record<string, number> = {};
   requestsWith: Record<string, number> = {};
   rateLimited = 0;
+  connections = 0;
 
   /** The methods of one HTTP request's calls (the request itself is counted when it arrives). */
   countCalls(methods: readonly string[]): void {
@@ -22,7 +25,7 @@ export class Counters {
   }
 
   snapshot(): CounterSnapshot {
-    return { httpRequests: this.httpRequests, calls: { ...this.calls }, requestsWith: { ...this.requestsWith }, rateLimited: this.rateLimited };
+    return { httpRequests: this.httpRequests, calls: { ...this.calls }, requestsWith: { ...this.requestsWith }, rateLimited: this.rateLimited, connections: this.connections };
   }
 
   reset(): void {
@@ -30,5 +33,6 @@ export class Counters {
     this.calls = {};
     this.requestsWith = {};
     this.rateLimited = 0;
+    this.connections = 0;
   }
 }

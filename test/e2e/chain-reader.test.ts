@@ -169,6 +169,12 @@ describe('holdings, HOLDINGS_SCOPE=all', () => {
 });
 
 describe('getMultipleAccounts', () => {
+  it('reads one after another ride one kept-alive connection (no handshake per batch)', async () => {
+    const chainReader = reader();
+    for (let i = 0; i < 10; i++) expect(await chainReader.getMultipleAccounts([usdc])).toHaveLength(1);
+    expect(chain.stats()).toMatchObject({ httpRequests: 10, connections: 1 });
+  });
+
   it('splits into calls of 100 keys, keeps each caller’s order, and keeps bodies under 51,200 bytes', async () => {
     const chainReader = reader();
     const existing = [usdc, bonk, demoMint('t22'), wallet('clean'), chain.state.ataAddress(wallet('clean'), usdc, 'token')];
