@@ -106,7 +106,10 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
       if (options.warmGate !== false) {
         const otherMints = await setUpChain(localnet, []);
         const warmLogins = await prepareFirstLogins({ ...ctx, policy: otherMints }, PROCESS_WARM_UP_LOGINS);
+        // Without the rate limit: the launch, not the warm-up, meets the provider's 429s.
+        await localnet.admin('provider', { latencyMs, requestsPerSecond: 0 });
         await timedLogins(gate, warmLogins, WARM_CONNECTIONS);
+        await localnet.admin('provider', { latencyMs, requestsPerSecond });
       }
       log(`signing ${wallets} first logins`);
       const logins = await prepareFirstLogins(ctx, wallets);
