@@ -135,10 +135,13 @@ export interface LocalnetChild extends Child {
 export interface RpcCounters {
   httpRequests: number;
   calls: Record<string, number>;
+  /** HTTP requests the provider simulation answered 429 (src/localnet/provider.ts). */
+  rateLimited?: number;
 }
 
-export async function startLocalnetProcess(): Promise<LocalnetChild> {
-  const child = await startNode('localnet', 'src/localnet/main.js', { PORT: '0', HOST: '127.0.0.1' }, (line) =>
+/** `env`: e.g. RPC_LATENCY_MS and RPC_REQUESTS_PER_SECOND (src/localnet/provider.ts). */
+export async function startLocalnetProcess(env: Record<string, string> = {}): Promise<LocalnetChild> {
+  const child = await startNode('localnet', 'src/localnet/main.js', { PORT: '0', HOST: '127.0.0.1', ...env }, (line) =>
     /Solana JSON-RPC on (http:\/\/\S+)/.exec(line)?.[1],
   );
   const admin = async (route: string, body: Record<string, unknown>): Promise<Record<string, unknown>> => {

@@ -1,3 +1,4 @@
+import { type LaunchResult, renderLaunch } from './launch.js';
 import type { VerifyCeiling } from './ceilings.js';
 import type { LoadResult } from './load.js';
 import { type LoginMemoryResult, renderLoginMemory } from './login-memory.js';
@@ -51,6 +52,8 @@ export interface BenchReport {
   wallets: number;
   durations: { main: number; sweep: number };
   command: string;
+  /** The launch scenario (bench/launch.ts): first sign-ins at RPC latency, with and without a rate limit. */
+  launch?: LaunchResult[];
   /** The last `npm run bench -- --soak`, kept across other runs (it has its own date and machine). */
   soak?: SoakResult & { machine: MachineInfo };
   /** The previous full run's main figures, to say what changed (this report's section "Against the previous run"). */
@@ -320,6 +323,7 @@ export function renderReport(report: BenchReport): string {
   }
   if (report.rule) lines.push(renderRuleBench(report.rule));
   if (report.loginMemory) lines.push(renderLoginMemory(report.loginMemory));
+  if (report.launch) lines.push(...renderLaunch(report.launch));
   if (report.soak) lines.push(...renderSoak(report.soak));
   return lines.join('\n');
 }

@@ -8,6 +8,7 @@
  *   npm run bench -- --no-sweep        only the main scenarios and ceilings
  *   npm run bench -- --out=path.md     write the report elsewhere
  *   npm run bench -- --gate-dist=/tmp/x/dist   measure another build of the gate (a copy of dist/ with a change to try)
+ *   npm run bench -- --no-launch       without the launch scenario (bench/launch.ts)
  *   npm run bench -- --render-only     rewrite RESULTS.md from RESULTS.json (after changing the report's layout)
  *   npm run bench -- --soak            only the soak (bench/soak.ts): 10 minutes of mixed traffic at 70 % of the
  *                                      capacity it measures first; adds its own section to RESULTS.md/.json,
@@ -24,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { defaultWorkerThreads } from '../src/config.js';
 import { existsSync } from 'node:fs';
 import { measureVerifyCeiling } from './ceilings.js';
+import { describeLaunch, launchScenario, type LaunchResult } from './launch.js';
 import { setUpChain } from './chain-fixture.js';
 import { runLoad } from './load.js';
 import { loginMemoryRun, type LoginMemoryResult } from './login-memory.js';
@@ -139,6 +141,7 @@ async function main(): Promise<void> {
   let rule: RuleBenchResult | undefined;
   let paired: PairedFirstSignIns | undefined;
   const signModes: ScenarioResult[] = [];
+  const launch: LaunchResult[] = [];
   let defaultWorkers = '';
   let poolCheck: BenchReport['poolCheck'];
   try {
@@ -265,6 +268,15 @@ async function main(): Promise<void> {
       }
     }
 
+    // The launch (bench/launch.ts): 20,000 first sign-ins at RPC 80 ms; then 4,000 under a 5 requests/s provider limit (429s).
+    if (!args.has('--no-launch')) {
+      const warmLoginsPerSecond = main.find((result) => result.name === 'signed authentication')?.load.rps;
+      for (const shape of [{}, { wallets: 4000, requestsPerSecond: 5 }]) {
+        launch.push(await launchScenario({ ...shape, ...(warmLoginsPerSecond === undefined ? {} : { warmLoginsPerSecond }), log }));
+        for (const line of describeLaunch(launch.at(-1)!)) log(line);
+      }
+    }
+
     // The HTTP ceiling: the same requests against a bare uWS route.
     const bareUws = await startBareUwsProcess();
     try {
@@ -314,6 +326,7 @@ async function main(): Promise<void> {
     paired,
     poolCheck,
     signModes,
+    launch,
     mainConnections: MAIN_CONNECTIONS,
     wallets: WALLETS,
     durations: { main: MAIN_SEC, sweep: SWEEP_SEC },

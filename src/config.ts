@@ -27,8 +27,14 @@ export interface Config {
   workerThreads: number;
   /** Most signatures sent to a worker in one task. */
   verifyBatchSize: number;
+  /** RPC HTTP requests in flight at start; the limit then adapts within the bounds below (src/chain/adaptive-limit.ts). */
   rpcConcurrency: number;
+  rpcConcurrencyMin: number;
+  rpcConcurrencyMax: number;
+  /** Shortest time concurrent account reads are gathered into one getMultipleAccounts batch. */
   rpcBatchWindowMs: number;
+  /** Longest: the window follows the provider's round trip (an eighth of it) up to this. */
+  rpcBatchWindowMaxMs: number;
   rpcTimeoutMs: number;
   rpcRetries: number;
   /**
@@ -111,6 +117,29 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw.trim());
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+/**
+ * RPC_CONCURRENCY (the start) within RPC_CONCURRENCY_MIN..RPC_CONCURRENCY_MAX (defaults 2 and 64,
+ * widened to include the start when only it is set).
+ */
+function rpcConcurrencySettings(env: Env): Pick<Config, 'rpcConcurrency' | 'rpcConcurrencyMin' | 'rpcConcurrencyMax'> {
+  const rpcConcurrency = integer(env, 'RPC_CONCURRENCY', 8, 1, 1024);
+  const rpcConcurrencyMin = integer(env, 'RPC_CONCURRENCY_MIN', Math.min(2, rpcConcurrency), 1, 1024);
+  const rpcConcurrencyMax = integer(env, 'RPC_CONCURRENCY_MAX', Math.max(64, rpcConcurrency), 1, 1024);
+  if (rpcConcurrencyMin > rpcConcurrency) throw new ConfigError('RPC_CONCURRENCY_MIN', `must be at most RPC_CONCURRENCY (${rpcConcurrency}), got ${rpcConcurrencyMin}`);
+  if (rpcConcurrencyMax < rpcConcurrency) throw new ConfigError('RPC_CONCURRENCY_MAX', `must be at least RPC_CONCURRENCY (${rpcConcurrency}), got ${rpcConcurrencyMax}`);
+  return { rpcConcurrency, rpcConcurrencyMin, rpcConcurrencyMax };
+}
+
+/** RPC_BATCH_WINDOW_MS (shortest, default 2) and RPC_BATCH_WINDOW_MAX_MS (longest, default 20). */
+function rpcBatchWindowSettings(env: Env): Pick<Config, 'rpcBatchWindowMs' | 'rpcBatchWindowMaxMs'> {
+  const rpcBatchWindowMs = integer(env, 'RPC_BATCH_WINDOW_MS', 2, 0, 1000);
+  const rpcBatchWindowMaxMs = integer(env, 'RPC_BATCH_WINDOW_MAX_MS', Math.max(20, rpcBatchWindowMs), 0, 1000);
+  if (rpcBatchWindowMaxMs < rpcBatchWindowMs) {
+    throw new ConfigError('RPC_BATCH_WINDOW_MAX_MS', `must be at least RPC_BATCH_WINDOW_MS (${rpcBatchWindowMs}), got ${rpcBatchWindowMaxMs}`);
+  }
+  return { rpcBatchWindowMs, rpcBatchWindowMaxMs };
 }
 
 function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
@@ -294,8 +323,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
     workerThreads,
     verifyBatchSize: integer(env, 'VERIFY_BATCH_SIZE', 64, 1, 4096),
-    rpcConcurrency: integer(env, 'RPC_CONCURRENCY', 8, 1, 1024),
-    rpcBatchWindowMs: integer(env, 'RPC_BATCH_WINDOW_MS', 2, 0, 1000),
+    ...rpcConcurrencySettings(env),
+    ...rpcBatchWindowSettings(env),
     rpcTimeoutMs: integer(env, 'RPC_TIMEOUT_MS', 5000, 100, 120_000),
     rpcRetries: integer(env, 'RPC_RETRIES', 2, 0, 10),
     rpcHedgeMs: integer(env, 'RPC_HEDGE_MS', 300, 0, 60_000),

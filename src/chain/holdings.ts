@@ -19,6 +19,11 @@ import type { OwnedTokenAccount } from './types.js';
 /**
  * HOLDINGS_SCOPE=ata: the wallet's associated token account per mint, under the token program that
  * owns the mint (the only program whose accounts can hold it; see mint-programs.ts).
+ *
+ * One round trip, even for a mint seen for the first time: the mint's owner is looked up in the
+ * same batch as the wallet's ATAs under both token programs (a launch's first wave of sign-ins
+ * would otherwise wait two round trips); once the owner is known, the other program's ATA is
+ * ignored. Mints already known cost one ATA each.
  */
 export async function readAtaBalances(
   batcher: AccountBatcher,
@@ -30,18 +35,31 @@ export async function readAtaBalances(
   const walletBytes = addressBytes(wallet);
   const balances = new Map<string, bigint>();
   for (const mint of mints) balances.set(mint, 0n);
-  const programs = await mintPrograms.programsOf([...balances.keys()], deadlineMs);
+  const unknown: string[] = [];
   const lookups: { mint: string; mintBytes: Buffer; program: string }[] = [];
-  for (const [mint, program] of programs) {
-    if (program !== null) lookups.push({ mint, mintBytes: mintBytesOf(mint), program });
+  for (const mint of balances.keys()) {
+    const program = mintPrograms.knownProgramOf(mint);
+    if (program === undefined) {
+      unknown.push(mint);
+      for (const candidate of TOKEN_PROGRAM_IDS) lookups.push({ mint, mintBytes: mintBytesOf(mint), program: candidate });
+    } else if (program !== null) {
+      lookups.push({ mint, mintBytes: mintBytesOf(mint), program });
+    }
   }
-  if (lookups.length === 0) return balances;
+  const programs = unknown.length === 0 ? undefined : mintPrograms.programsOf(unknown, deadlineMs);
+  if (lookups.length === 0) {
+    await programs;
+    return balances;
+  }
   const keys = lookups.map(({ mint, program }) => associatedTokenAddress(wallet, mint, program));
   // Mint, owner and amount are the first 72 bytes. The slice hides Token-2022's account-type byte,
   // which is fine here: only the ATA program creates accounts at these addresses.
-  const accounts = await batcher.load(keys, { offset: 0, length: TOKEN_ACCOUNT_HEAD_SIZE }, true, deadlineMs);
+  const reading = batcher.load(keys, { offset: 0, length: TOKEN_ACCOUNT_HEAD_SIZE }, true, deadlineMs);
+  // Either failing fails the read (fail closed); Promise.all handles the later one too.
+  const [owners, accounts] = await Promise.all([programs, reading]);
   accounts.forEach((account, i) => {
     const { mint, mintBytes, program } = lookups[i]!;
+    if (owners !== undefined && owners.has(mint) && owners.get(mint) !== program) return;
     if (account === null || account.owner !== program || account.data.length !== TOKEN_ACCOUNT_HEAD_SIZE) return;
     const head = readTokenAccountHead(account.data);
     if (head.mint.equals(mintBytes) && head.owner.equals(walletBytes)) balances.set(mint, balances.get(mint)! + head.amount);

@@ -8,6 +8,7 @@ import { LruCache } from './lru.js';
 import { MintPrograms } from './mint-programs.js';
 import { readProgramAccounts } from './program-accounts.js';
 import { type FetchLike, RpcClient } from './rpc.js';
+import { keepAliveFetch } from './transport.js';
 import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainStats, DataSlice, KeyedAccount, ProgramAccountsFilter, SignatureInfo } from './types.js';
 
 /**
@@ -17,7 +18,8 @@ import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainS
  * first, so that is a bug, not a 503.
  */
 export function createChainReader(config: Config, options: { fetch?: FetchLike; observer?: ChainObserver } = {}): ChainReader {
-  const rpc = new RpcClient(config, options.fetch, options.observer);
+  // Sockets for every slot the concurrency limit may open, and as many hedges.
+  const rpc = new RpcClient(config, options.fetch ?? keepAliveFetch(2 * config.rpcConcurrencyMax), options.observer);
   const batcher = new AccountBatcher(rpc, config, options.observer);
   return new RpcChainReader(
     {

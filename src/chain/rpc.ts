@@ -1,15 +1,19 @@
-import pLimit, { type LimitFunction } from 'p-limit';
 import type { Config } from '../config.js';
+import { AdaptiveLimit } from './adaptive-limit.js';
 import { type GateError, upstreamUnavailable } from '../errors.js';
 import { MalformedReply } from './replies.js';
 import type { ChainObserver } from './types.js';
 
 /**
- * Solana JSON-RPC over plain HTTP POST (global fetch: undici, keep-alive). Not web3.js
+ * Solana JSON-RPC over plain HTTP POST (transport.ts: node:http with a keep-alive agent; any
+ * fetch-like function may be given instead). Not web3.js
  * `Connection`: it retries 429 on its own for seconds and cannot batch.
  *
- * - Every HTTP attempt has its own timeout (RPC_TIMEOUT_MS) and waits for one of RPC_CONCURRENCY
- *   slots; waiting for a slot does not count against the timeout.
+ * - Every HTTP attempt has its own timeout (RPC_TIMEOUT_MS) and waits for a concurrency slot;
+ *   waiting for a slot does not count against the timeout. The number of slots adapts to the
+ *   provider (adaptive-limit.ts): it starts at RPC_CONCURRENCY, grows while round trips stay near
+ *   their minimum, halves on 429, 5xx, timeouts and network errors, always within
+ *   RPC_CONCURRENCY_MIN..RPC_CONCURRENCY_MAX.
  * - Deadline: a call may carry one (a login's, see src/gate/login-deadline.ts; milliseconds on the
  *   monotonic `performance.now()` clock). Waiting for a slot, backoff and every attempt count
  *   against it: an attempt's timeout is min(RPC_TIMEOUT_MS, time left), an attempt in flight is
@@ -44,7 +48,14 @@ export interface RpcRequest<T = unknown> {
 
 export type RpcOutcome<T = unknown> = { ok: true; result: T } | { ok: false; error: GateError };
 
-export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+/** What the client reads of an HTTP answer: a fetch Response is one; transport.ts makes lighter ones. */
+export interface HttpReply {
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+export type FetchLike = (url: string, init: RequestInit) => Promise<HttpReply>;
 
 /** The validator answers larger bodies with HTTP 413 (docs/solana-wire-format.md). */
 export const MAX_BODY_BYTES = 51_200;
@@ -118,19 +129,25 @@ export class RpcClient {
   private readonly endpoints: Endpoint[];
   private current = 0;
   private nextId = 1;
-  private readonly limit: LimitFunction;
+  private readonly limiter: AdaptiveLimit;
   private readonly counters: RpcStats = { httpRequests: 0, rpcCalls: {}, errors: 0 };
   private readonly minAttemptMs: number;
   private readonly hedgeMs: number;
 
   constructor(
-    private readonly config: Pick<Config, 'rpcUrls' | 'rpcConcurrency' | 'rpcTimeoutMs' | 'rpcRetries'> & Partial<Pick<Config, 'rpcHedgeMs'>>,
+    private readonly config: Pick<Config, 'rpcUrls' | 'rpcConcurrency' | 'rpcTimeoutMs' | 'rpcRetries'> &
+      Partial<Pick<Config, 'rpcHedgeMs' | 'rpcConcurrencyMin' | 'rpcConcurrencyMax'>>,
     private readonly fetchImpl: FetchLike = (url, init) => fetch(url, init),
     private readonly observer: ChainObserver = {},
   ) {
     if (config.rpcUrls.length === 0) throw new TypeError('at least one RPC URL is required');
     this.endpoints = config.rpcUrls.map((url) => ({ url, consecutiveFailures: 0, coolUntil: 0 }));
-    this.limit = pLimit(config.rpcConcurrency);
+    // Without bounds (a client of its own, e.g. the DAS API's), the limit stays at RPC_CONCURRENCY.
+    this.limiter = new AdaptiveLimit({
+      initial: config.rpcConcurrency,
+      min: Math.min(config.rpcConcurrencyMin ?? config.rpcConcurrency, config.rpcConcurrency),
+      max: Math.max(config.rpcConcurrencyMax ?? config.rpcConcurrency, config.rpcConcurrency),
+    });
     this.minAttemptMs = Math.min(config.rpcTimeoutMs, MIN_ATTEMPT_MS);
     this.hedgeMs = this.endpoints.length > 1 ? (config.rpcHedgeMs ?? 0) : 0;
   }
@@ -164,6 +181,35 @@ export class RpcClient {
 
   stats(): RpcStats {
     return { ...this.counters, rpcCalls: { ...this.counters.rpcCalls } };
+  }
+
+  /** The concurrency limit now, requests in flight under it and waiting for it. */
+  concurrency(): { limit: number; inFlight: number; queued: number } {
+    return { limit: this.limiter.limit, inFlight: this.limiter.inFlight, queued: this.limiter.queued };
+  }
+
+  /** How long batches should be spaced after the provider refused (ms; 0 while it keeps up). */
+  spacingMs(): number {
+    return this.limiter.spacingMs();
+  }
+
+  /** The lowest round trip of a successful request lately (ms); undefined before the first. */
+  minRttMs(): number | undefined {
+    return this.limiter.minRttMs();
+  }
+
+  /**
+   * Calls `watcher` once, when a request sent now would go out at once: a concurrency slot is free
+   * and some endpoint is not cooling down (after a 429, its Retry-After). Callers that can merge
+   * their work (the account batcher) wait here instead of queueing one request each.
+   */
+  whenSlotFree(watcher: () => void): void {
+    const at = now();
+    let soonest = Infinity;
+    for (const endpoint of this.endpoints) soonest = Math.min(soonest, endpoint.coolUntil);
+    // A wait longer than any call would make fails the calls at once (chooseEndpoint): no holding.
+    if (soonest <= at || soonest - at > MAX_WAIT_MS) this.limiter.whenSlotFree(watcher);
+    else setTimeout(() => this.whenSlotFree(watcher), soonest - at);
   }
 
   private async sendWithRetries(members: Member[], outcomes: RpcOutcome[], deadline: number): Promise<void> {
@@ -310,8 +356,8 @@ export class RpcClient {
   }
 
   /**
-   * One HTTP POST of `body` (the calls of `members`). `limited`: waits for one of the
-   * RPC_CONCURRENCY slots first. Never rejects.
+   * One HTTP POST of `body` (the calls of `members`). `limited`: waits for a concurrency slot
+   * first. Never rejects.
    */
   private send(endpoint: Endpoint, body: string, members: Member[], deadline: number, limited: boolean, onSent?: () => void): Exchange {
     const controller = new AbortController();
@@ -337,6 +383,8 @@ export class RpcClient {
         });
         // Read the body even on errors so the keep-alive connection can be reused.
         const text = await response.text();
+        if (response.status === 429 || response.status >= 500) this.limiter.overloaded();
+        else this.limiter.succeeded(now() - startedAt);
         return { status: response.status, retryAfterMs: parseRetryAfter(response.headers.get('retry-after')), text };
       } catch (error) {
         const why: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
@@ -347,12 +395,13 @@ export class RpcClient {
           return { kind: 'failed', reason: NO_ANSWER_IN_TIME, permanent: false, retryAfterMs: 0, blame };
         }
         const reason = why === ABORT_TIMEOUT ? 'timed out' : describeFetchError(error);
+        this.limiter.overloaded();
         return { kind: 'failed', reason, permanent: false, retryAfterMs: 0, blame: 'endpoint' };
       } finally {
         clearTimeout(timer);
       }
     };
-    const done = (limited ? this.limit(exchange) : exchange()).then((reply) => ('kind' in reply ? reply : interpret(reply, members)));
+    const done = (limited ? this.limiter.run(exchange) : exchange()).then((reply) => ('kind' in reply ? reply : interpret(reply, members)));
     return { endpoint, done, abort: () => controller.abort(ABORT_LOST) };
   }
 
@@ -497,7 +546,9 @@ function parseRetryAfter(header: string | null): number {
 
 function describeFetchError(error: unknown): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'timed out';
-  const code = error instanceof Error && isObject(error.cause) && typeof error.cause.code === 'string' ? error.cause.code : undefined;
+  // undici's fetch puts the system error in `cause`; node:http (transport.ts) throws it as is.
+  const own = error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' ? (error as NodeJS.ErrnoException).code : undefined;
+  const code = error instanceof Error && isObject(error.cause) && typeof error.cause.code === 'string' ? error.cause.code : own;
   return code ? `network error (${code})` : 'network error';
 }
 

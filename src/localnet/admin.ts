@@ -2,9 +2,11 @@
  * Admin routes of the local chain, on the same port under /__localnet/, so that processes other
  * than the one that started it (benchmark, gate dev server) can shape its state and faults:
  *
- *   GET  /__localnet/stats          → {httpRequests, calls, requestsWith}
+ *   GET  /__localnet/stats          → {httpRequests, calls, requestsWith, rateLimited, connections}
  *   POST /__localnet/reset-stats    → {ok:true}
  *   POST /__localnet/fault          {mode, methods?, count?, variant?} → the fault now set
+ *   POST /__localnet/provider       {latencyMs?, requestsPerSecond?} → the provider simulation now set
+ *                                   (provider.ts: latency of every answer, 429 above the rate; 0 = off)
  *   POST /__localnet/token-account  {owner, mint, amount:string, program, address?} → {address}
  *   POST /__localnet/mint           {address?, decimals, program} → {address}
  *   POST /__localnet/lamports       {address, lamports} → {ok:true}
@@ -15,6 +17,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultInjector, FaultSpec } from './faults.js';
+import type { ProviderSimulation } from './provider.js';
 import { solTransfer } from './recipes.js';
 import type { ChainState, TokenProgramName } from './state.js';
 import type { Counters } from './stats.js';
@@ -26,6 +29,7 @@ interface AdminContext {
   state: ChainState;
   faults: FaultInjector;
   counters: Counters;
+  provider: ProviderSimulation;
 }
 
 class BadRequest extends Error {}
@@ -92,6 +96,12 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx
       case 'fault':
         ctx.faults.set(body as unknown as FaultSpec);
         return reply(res, 200, ctx.faults.current());
+      case 'provider':
+        try {
+          return reply(res, 200, ctx.provider.set(body));
+        } catch (error) {
+          throw new BadRequest(error instanceof Error ? error.message : String(error));
+        }
       case 'token-account': {
         const address = ctx.state.addTokenAccount({
           owner: stringField(body, 'owner'),

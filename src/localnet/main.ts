@@ -1,9 +1,11 @@
 /**
  * `npm run localnet`: the local Solana chain with the demo fixture. PORT (default 8899) and HOST
- * (default 127.0.0.1) choose where it listens. Prints the URL and the demo catalogue.
+ * (default 127.0.0.1) choose where it listens; RPC_LATENCY_MS and RPC_REQUESTS_PER_SECOND simulate a
+ * hosted provider's round trip and rate limit (provider.ts). Prints the URL and the demo catalogue.
  */
 import { DEMO_MINTS, DEMO_WALLETS, demoMint, demoWallet, type DemoMintName, type DemoWalletName } from './fixture.js';
 import { DEMO_COLLECTIONS } from './collections/fixture.js';
+import { providerSettingsFromEnv } from './provider.js';
 import { startLocalnet } from './server.js';
 
 function readPort(): number {
@@ -13,8 +15,13 @@ function readPort(): number {
   return port;
 }
 
-const handle = await startLocalnet({ port: readPort(), host: process.env.HOST ?? '127.0.0.1' });
-const lines = [`localnet: Solana JSON-RPC on ${handle.url} (admin routes under ${handle.url}/__localnet/)`, '', 'mints:'];
+const handle = await startLocalnet({ port: readPort(), host: process.env.HOST ?? '127.0.0.1', provider: providerSettingsFromEnv(process.env) });
+const lines = [`localnet: Solana JSON-RPC on ${handle.url} (admin routes under ${handle.url}/__localnet/)`];
+const { latencyMs, requestsPerSecond } = handle.provider.current();
+if (latencyMs > 0 || requestsPerSecond > 0) {
+  lines.push(`provider simulation: ${latencyMs} ms per answer, ${requestsPerSecond === 0 ? 'no rate limit' : `HTTP 429 above ${requestsPerSecond} requests/s`}`);
+}
+lines.push('', 'mints:');
 for (const name of Object.keys(DEMO_MINTS) as DemoMintName[]) {
   const spec = DEMO_MINTS[name];
   lines.push(`  ${name.padEnd(12)} ${demoMint(name).padEnd(44)} ${spec.program.padEnd(9)} ${spec.decimals}  ${spec.purpose}`);

@@ -10,6 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { handleAdmin, ADMIN_PREFIX } from './admin.js';
 import { CallLog, summarizeAnswer, type RecordedCall } from './call-log.js';
 import { FaultInjector, type FaultSpec } from './faults.js';
+import { ProviderSimulation, type ProviderSettings } from './provider.js';
 import { buildDemoState } from './fixture.js';
 import { callMethod } from './rpc.js';
 import { RpcError, RPC_INVALID_REQUEST, RPC_NODE_UNHEALTHY, RPC_PARSE_ERROR } from './rpc-error.js';
@@ -21,6 +22,8 @@ export interface LocalnetHandle {
   port: number;
   state: ChainState;
   faults: FaultInjector;
+  /** Simulated provider latency and request-rate limit (provider.ts). */
+  provider: ProviderSimulation;
   /** Calls counted per method, batch members counted individually. Admin routes are not counted. */
   stats(): CounterSnapshot;
   resetStats(): void;
@@ -38,6 +41,8 @@ export interface LocalnetOptions {
   now?: number;
   /** Keep the last this many calls with their params (the watch page of `npm run dev`); default 0, none. */
   recordCalls?: number;
+  /** Latency and rate limit of a hosted provider (provider.ts); default none. */
+  provider?: Partial<ProviderSettings>;
 }
 
 /** The validator's JSON-RPC body limit. */
@@ -51,7 +56,7 @@ interface RpcRequest {
   params: unknown;
 }
 
-function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+function sendNow(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
@@ -139,6 +144,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const state = options.state ?? buildDemoState(options.now === undefined ? {} : { now: options.now });
   const faults = new FaultInjector();
   const counters = new Counters();
+  const provider = new ProviderSimulation(options.provider);
   const callLog = options.recordCalls ? new CallLog(options.recordCalls) : undefined;
   /** Responses held open by the `timeout` fault, ended on close. */
   const held = new Set<ServerResponse>();
@@ -151,17 +157,28 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     try {
       parsed = JSON.parse(body);
     } catch {
-      send(res, 200, errorJson(null, { code: RPC_PARSE_ERROR, message: 'Parse error' }));
+      provider.answer(() => sendNow(res, 200, errorJson(null, { code: RPC_PARSE_ERROR, message: 'Parse error' })));
       return;
     }
     const isBatch = Array.isArray(parsed);
     const members = (isBatch ? (parsed as unknown[]) : [parsed]).map(parseRequest);
     if (isBatch && members.length === 0) {
-      send(res, 200, errorJson(null, { code: RPC_INVALID_REQUEST, message: 'Invalid request' }));
+      provider.answer(() => sendNow(res, 200, errorJson(null, { code: RPC_INVALID_REQUEST, message: 'Invalid request' })));
       return;
     }
     const methods = members.filter((m): m is RpcRequest => !(m instanceof RpcError)).map((m) => m.method);
     counters.countCalls(methods);
+    // Every answer below comes after the provider's latency; requests over its rate get 429.
+    const send = (res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void =>
+      provider.answer(() => {
+        if (!res.destroyed) sendNow(res, status, text, headers);
+      });
+    const retryAfterSeconds = provider.admit();
+    if (retryAfterSeconds > 0) {
+      counters.rateLimited += 1;
+      send(res, 429, errorJson(null, { code: 429, message: 'Too many requests for a specific RPC call' }), { 'retry-after': String(retryAfterSeconds) });
+      return;
+    }
 
     const fault = faults.take(methods);
     const httpRequest = counters.httpRequests;
@@ -194,14 +211,14 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const work = url.startsWith(ADMIN_PREFIX)
-      ? handleAdmin(req, res, { state, faults, counters })
+      ? handleAdmin(req, res, { state, faults, counters, provider })
       : req.method === 'GET' && url === '/health'
         ? Promise.resolve(res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'))
         : req.method === 'POST'
           ? handleRpc(req, res)
-          : Promise.resolve(send(res, 405, errorJson(null, { code: RPC_INVALID_REQUEST, message: 'Used HTTP Method is not allowed. POST or OPTIONS is required' })));
+          : Promise.resolve(sendNow(res, 405, errorJson(null, { code: RPC_INVALID_REQUEST, message: 'Used HTTP Method is not allowed. POST or OPTIONS is required' })));
     work.catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, JSON.stringify({ error: String(error) }));
+      if (!res.headersSent) sendNow(res, 500, JSON.stringify({ error: String(error) }));
       else res.destroy();
     });
   });
@@ -210,6 +227,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   server.headersTimeout = 66_000;
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
+    counters.connections += 1;
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -231,6 +249,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     port,
     state,
     faults,
+    provider,
     stats: () => counters.snapshot(),
     resetStats: () => counters.reset(),
     calls: (since = 0) => callLog?.since(since) ?? { last: 0, calls: [] },

@@ -122,7 +122,11 @@ describe('a launch rule: one signature, one token', () => {
     const young = await login(stack.gateUrl, 'launch', secret('young'));
     expect([young.status, young.body.error]).toEqual([500, 'WALLET_TOO_NEW']);
     // The deciding leaf is the first failing child of `all`; the account leaves of the first wave were read too.
-    expect(young.body.failed).toEqual(['$.all[1]', '$.all[4].of[0]']);
+    // Age and activity share the history wave: activity (too few transactions, also a failure) is
+    // listed when its read answered before age decided the rule, and stopped otherwise.
+    expect(young.body.failed.slice(0, 2)).toEqual(['$.all[1]', '$.all[4].of[0]']);
+    expect([2, 3]).toContain(young.body.failed.length);
+    if (young.body.failed.length === 3) expect(young.body.failed[2]).toBe('$.all[4].of[1]');
 
     // Not on the snapshot and no tier: `any` fails with its first leaf's answer.
     const stranger = await login(stack.gateUrl, 'snapshot-or-old', newWallet());

@@ -42,6 +42,17 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...BASE, DAS_URL: 'not a url secret-key' })).toThrow(/^(?!.*secret-key)/);
   });
 
+  it('bounds the adaptive RPC concurrency (8 to start, 2..64) and the batch window (2..20 ms)', () => {
+    expect(loadConfig(BASE)).toMatchObject({ rpcConcurrency: 8, rpcConcurrencyMin: 2, rpcConcurrencyMax: 64, rpcBatchWindowMs: 2, rpcBatchWindowMaxMs: 20 });
+    // A start outside the default bounds widens them; bounds that exclude an explicit start are refused.
+    expect(loadConfig({ ...BASE, RPC_CONCURRENCY: '100' })).toMatchObject({ rpcConcurrencyMin: 2, rpcConcurrencyMax: 100 });
+    expect(loadConfig({ ...BASE, RPC_CONCURRENCY: '1' })).toMatchObject({ rpcConcurrencyMin: 1, rpcConcurrencyMax: 64 });
+    expect(variableOf({ ...BASE, RPC_CONCURRENCY: '16', RPC_CONCURRENCY_MAX: '8' })).toBe('RPC_CONCURRENCY_MAX');
+    expect(variableOf({ ...BASE, RPC_CONCURRENCY: '4', RPC_CONCURRENCY_MIN: '8' })).toBe('RPC_CONCURRENCY_MIN');
+    expect(variableOf({ ...BASE, RPC_BATCH_WINDOW_MS: '30', RPC_BATCH_WINDOW_MAX_MS: '10' })).toBe('RPC_BATCH_WINDOW_MAX_MS');
+    expect(loadConfig({ ...BASE, RPC_BATCH_WINDOW_MS: '30' }).rpcBatchWindowMaxMs).toBe(30);
+  });
+
   it('reads a comma-separated RPC list as failover order', () => {
     expect(loadConfig({ ...BASE, SOLANA_RPC_URL: 'http://a:1, https://b/rpc' }).rpcUrls).toEqual(['http://a:1', 'https://b/rpc']);
   });

@@ -19,6 +19,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   chain.faults.set({ mode: 'none' });
+  chain.provider.set({ latencyMs: 0, requestsPerSecond: 0 });
 });
 
 interface RpcReply {
@@ -288,6 +289,46 @@ describe('HTTP', () => {
   it('answers a parse error for invalid JSON', async () => {
     const reply = (await (await post('{"jsonrpc":')).json()) as RpcReply;
     expect(reply.error?.code).toBe(-32700);
+  });
+});
+
+describe('provider simulation (RPC_LATENCY_MS, RPC_REQUESTS_PER_SECOND)', () => {
+  it('holds every JSON-RPC answer for the latency set over the admin route; admin routes are not held', async () => {
+    expect(await admin('provider', { latencyMs: 300 })).toEqual({ latencyMs: 300, requestsPerSecond: 0 });
+    const order: string[] = [];
+    const held = rpc('getSlot').then((reply) => {
+      order.push('rpc');
+      return reply;
+    });
+    // Sent after the JSON-RPC request, answered before it: the RPC answer is being held.
+    await admin('stats').then(() => order.push('admin'));
+    expect((await held).result).toBeGreaterThan(0);
+    expect(order).toEqual(['admin', 'rpc']);
+    expect(await admin('provider', { latencyMs: 0 })).toEqual({ latencyMs: 0, requestsPerSecond: 0 });
+  });
+
+  it('above its rate answers HTTP 429 with a JSON-RPC error body and a Retry-After, and counts them', async () => {
+    await admin('reset-stats', {});
+    await admin('provider', { requestsPerSecond: 2 });
+    const statuses: number[] = [];
+    let refused: { status: number; retryAfter: string | null; body: RpcReply } | undefined;
+    for (let i = 0; i < 6; i++) {
+      const res = await post(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'getSlot' }));
+      statuses.push(res.status);
+      if (res.status === 429) refused = { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as RpcReply };
+      else await res.arrayBuffer();
+    }
+    expect(statuses.slice(0, 2)).toEqual([200, 200]);
+    expect(statuses).toContain(429);
+    expect(Number(refused!.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(refused!.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: 429 } });
+    expect((await admin('stats')).rateLimited).toBe(statuses.filter((status) => status === 429).length);
+  });
+
+  it('refuses settings that are not whole non-negative numbers', async () => {
+    const res = await fetch(`${chain.url}/__localnet/provider`, { method: 'POST', body: JSON.stringify({ latencyMs: -1 }) });
+    expect(res.status).toBe(400);
+    expect(chain.provider.current()).toEqual({ latencyMs: 0, requestsPerSecond: 0 });
   });
 });
 
