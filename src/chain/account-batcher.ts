@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { GateError, upstreamUnavailable } from '../errors.js';
 import { addressBytes } from './address.js';
 import { contextValue, isCount, malformed, parseAccountInfo } from './replies.js';
+import { BatchWindow, untilDeadlines, type WindowConfig } from './batch-window.js';
 import type { RpcClient, RpcOutcome, RpcRequest } from './rpc.js';
 import type { AccountInfo, ChainObserver, DataSlice } from './types.js';
 
@@ -26,32 +27,13 @@ interface SliceGroup {
 }
 
 /**
- * A provider answering in RTT ms gets about this many batches per round trip from a steady stream
- * of callers: the window is RTT ÷ this (within RPC_BATCH_WINDOW_MS..RPC_BATCH_WINDOW_MAX_MS). At
- * 80 ms that is a 10 ms window, ~100 requests/s whatever the login rate, each caller waiting 5 ms
- * on average for its batch to leave.
- */
-const BATCHES_PER_ROUND_TRIP = 8;
-/**
- * A batch with this many callers goes out without waiting for the rest of its window: it is
- * already worth a request (at most 1/20 request per caller, the 0.05 per login a launch may cost;
- * ~0.03 measured, as windows that end on their timer carry more), and a burst — e.g. a verified
- * chunk of logins from the worker pool — is not held back.
- */
-export const CALLERS_TO_SEND_EARLY = 20;
-
-/**
  * Merges concurrent getMultipleAccounts callers. Keys asked for within one window are
  * deduplicated, split into calls of at most 100 keys per data slice, and all calls go out as
  * JSON-RPC batches through the RPC client (which packs them into as few HTTP bodies as the size
  * limit allows, under its adaptive concurrency limit).
  *
- * The window follows the provider's round trip (BATCHES_PER_ROUND_TRIP), never shorter than
- * RPC_BATCH_WINDOW_MS (0 = the next setImmediate) nor longer than RPC_BATCH_WINDOW_MAX_MS. When it
- * ends while every concurrency slot is taken, or while every endpoint cools down after a 429 (its
- * Retry-After), the batch keeps gathering until a request could go out (or the earliest caller's
- * deadline comes): one bigger request then, instead of many queued behind the limit — each waiting
- * a round trip per place in the queue — or sent all at once when the Retry-After ends.
+ * When a batch leaves: src/chain/batch-window.ts (a window that follows the provider's round trip,
+ * ended early by 20 callers, held while the provider cannot take a request).
  *
  * Each caller gets exactly its keys' accounts in its order. If a call carrying any of its keys
  * fails (or its reply is malformed), the caller's promise rejects with the 503: fail closed, no
@@ -63,17 +45,16 @@ export const CALLERS_TO_SEND_EARLY = 20;
  */
 export class AccountBatcher {
   private groups = new Map<string, SliceGroup>();
-  private flushScheduled = false;
-  /** The pending window's timer; undefined once the window is over (or sent early). */
-  private windowTimer: NodeJS.Timeout | undefined;
-  private callers = 0;
+  private readonly window: BatchWindow;
   private keysSent = 0;
 
   constructor(
     private readonly rpc: RpcClient,
-    private readonly config: Pick<Config, 'rpcBatchWindowMs' | 'rpcCommitment'> & Partial<Pick<Config, 'rpcBatchWindowMaxMs'>>,
+    private readonly config: WindowConfig & Pick<Config, 'rpcCommitment'>,
     private readonly observer: ChainObserver = {},
-  ) {}
+  ) {
+    this.window = new BatchWindow(rpc, config, () => void this.flush(), () => this.earliestDeadline());
+  }
 
   /**
    * Keys must be base58 addresses (TypeError otherwise, so one caller's bad key cannot fail a shared
@@ -96,8 +77,7 @@ export class AccountBatcher {
     const promise = new Promise<(AccountInfo | null)[]>((resolve, reject) =>
       group.waiters.push({ keys: [...keys], deadline: deadlineMs, settled: false, resolve, reject }),
     );
-    this.callers++;
-    this.scheduleFlush();
+    this.window.joined();
     return promise;
   }
 
@@ -111,48 +91,6 @@ export class AccountBatcher {
     await this.flush();
   }
 
-  /** How long the next batch gathers keys: an eighth of the provider's round trip, within the bounds. */
-  windowMs(): number {
-    const shortest = this.config.rpcBatchWindowMs;
-    const longest = Math.max(shortest, this.config.rpcBatchWindowMaxMs ?? shortest);
-    const rtt = this.rpc.minRttMs();
-    const window = rtt === undefined ? shortest : Math.min(longest, Math.max(shortest, Math.round(rtt / BATCHES_PER_ROUND_TRIP)));
-    // After a 429 (or other overload) the batches are spaced further apart, for a while.
-    return Math.max(window, Math.round(this.rpc.spacingMs()));
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled) {
-      if (this.windowTimer !== undefined && this.callers >= CALLERS_TO_SEND_EARLY && this.rpc.spacingMs() === 0) {
-        // Still this turn's callers may join: the batch leaves on the next setImmediate.
-        clearTimeout(this.windowTimer);
-        this.windowTimer = undefined;
-        setImmediate(() => this.afterWindow());
-      }
-      return;
-    }
-    this.flushScheduled = true;
-    const window = this.windowMs();
-    if (window === 0) setImmediate(() => this.afterWindow());
-    else this.windowTimer = setTimeout(() => this.afterWindow(), window);
-  }
-
-  /** The window is over: send as soon as a request could go out, or at the earliest caller's deadline. */
-  private afterWindow(): void {
-    this.windowTimer = undefined;
-    let fired = false;
-    let deadlineTimer: NodeJS.Timeout | undefined;
-    const fire = (): void => {
-      if (fired) return;
-      fired = true;
-      clearTimeout(deadlineTimer);
-      void this.flush();
-    };
-    const earliest = this.earliestDeadline();
-    if (Number.isFinite(earliest)) deadlineTimer = setTimeout(fire, Math.max(0, earliest - performance.now()));
-    this.rpc.whenSlotFree(fire);
-  }
-
   private earliestDeadline(): number {
     let earliest = Infinity;
     for (const group of this.groups.values()) for (const { deadline } of group.waiters) if (deadline < earliest) earliest = deadline;
@@ -160,10 +98,7 @@ export class AccountBatcher {
   }
 
   private async flush(): Promise<void> {
-    this.flushScheduled = false;
-    clearTimeout(this.windowTimer);
-    this.windowTimer = undefined;
-    this.callers = 0;
+    this.window.close();
     const groups = [...this.groups.values()];
     this.groups = new Map();
     try {
@@ -211,38 +146,12 @@ export class AccountBatcher {
   }
 
   /** The batch, bounded by the latest caller's deadline; earlier callers are let go at theirs. */
-  private async sendUntilDeadlines(
-    requests: RpcRequest<(AccountInfo | null)[]>[],
-    groups: SliceGroup[],
-  ): Promise<RpcOutcome<(AccountInfo | null)[]>[]> {
-    let earliest = Infinity;
-    let latest = -Infinity;
-    for (const group of groups) {
-      for (const { deadline } of group.waiters) {
-        if (deadline < earliest) earliest = deadline;
-        if (deadline > latest) latest = deadline;
-      }
-    }
-    if (earliest === latest) return this.rpc.batch(requests, latest);
-    let timer: NodeJS.Timeout | undefined;
-    const releaseExpired = (): void => {
-      const at = performance.now();
-      let next = Infinity;
-      for (const group of groups) {
-        for (const waiter of group.waiters) {
-          if (waiter.settled) continue;
-          if (waiter.deadline <= at) settle(waiter, deadlinePassed());
-          else if (waiter.deadline < next) next = waiter.deadline;
-        }
-      }
-      timer = next < latest ? setTimeout(releaseExpired, next - at) : undefined;
-    };
-    timer = setTimeout(releaseExpired, earliest - performance.now());
-    try {
-      return await this.rpc.batch(requests, latest);
-    } finally {
-      clearTimeout(timer);
-    }
+  private sendUntilDeadlines(requests: RpcRequest<(AccountInfo | null)[]>[], groups: SliceGroup[]): Promise<RpcOutcome<(AccountInfo | null)[]>[]> {
+    return untilDeadlines(
+      groups.flatMap((group) => group.waiters),
+      (latest) => this.rpc.batch(requests, latest),
+      (waiter) => settle(waiter, deadlinePassed()),
+    );
   }
 }
 

@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
 import { upstreamUnavailable } from '../errors.js';
+import { BatchWindow, untilDeadlines, type WindowConfig } from './batch-window.js';
 import type { RpcClient, RpcRequest } from './rpc.js';
 
 interface Waiter {
@@ -14,8 +14,8 @@ interface Waiter {
 /**
  * Merges the single JSON-RPC calls of concurrent logins (a history page, a program scan, a wallet's
  * token-account list) into JSON-RPC batches, as AccountBatcher merges getMultipleAccounts keys:
- * calls made within one window (RPC_BATCH_WINDOW_MS; 0 = the next setImmediate) go out together
- * through RpcClient.batch, which packs them into as few HTTP bodies as its size and call limits
+ * calls made within one window (src/chain/batch-window.ts: it follows the provider's round trip)
+ * go out together through RpcClient.batch, which packs them into as few HTTP bodies as its size and call limits
  * allow. A thousand logins of a rule with three scans each cost a few dozen HTTP requests instead
  * of three thousand; each call still gets its own answer or its own 503 (a failed member fails
  * only its caller). Batches are standard JSON-RPC 2.0 (docs/solana-wire-format.md).
@@ -25,17 +25,19 @@ interface Waiter {
  */
 export class CallCoalescer {
   private queue: Waiter[] = [];
-  private flushScheduled = false;
+  private readonly window: BatchWindow;
 
   constructor(
-    private readonly rpc: Pick<RpcClient, 'batch'>,
-    private readonly config: Pick<Config, 'rpcBatchWindowMs'>,
-  ) {}
+    private readonly rpc: Pick<RpcClient, 'batch' | 'minRttMs' | 'spacingMs' | 'whenSlotFree'>,
+    config: WindowConfig,
+  ) {
+    this.window = new BatchWindow(rpc, config, () => void this.flush(), () => this.queue.reduce((earliest, waiter) => Math.min(earliest, waiter.deadline), Infinity));
+  }
 
   call<T>(method: string, params: RpcRequest['params'], parse: (result: unknown) => T, deadlineMs = Infinity): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ request: { method, params, parse }, deadline: deadlineMs, settled: false, resolve: resolve as (result: unknown) => void, reject });
-      this.scheduleFlush();
+      this.window.joined();
     });
   }
 
@@ -44,16 +46,8 @@ export class CallCoalescer {
     await this.flush();
   }
 
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    const run = (): void => void this.flush();
-    if (this.config.rpcBatchWindowMs === 0) setImmediate(run);
-    else setTimeout(run, this.config.rpcBatchWindowMs);
-  }
-
   private async flush(): Promise<void> {
-    this.flushScheduled = false;
+    this.window.close();
     const waiters = this.queue;
     this.queue = [];
     if (waiters.length === 0) return;
@@ -75,43 +69,6 @@ export class CallCoalescer {
     return untilDeadlines(waiters, (latest) => this.rpc.batch(requests, latest), (waiter) =>
       settle(waiter, upstreamUnavailable(`${waiter.request.method}: no answer within the login's time budget (LOGIN_TIMEOUT_MS)`)),
     );
-  }
-}
-
-/** A caller waiting on a shared request, with its own deadline (performance.now() ms). */
-export interface DeadlinedWaiter {
-  deadline: number;
-  settled: boolean;
-}
-
-/**
- * Runs `send` (one request shared by `waiters`) until the latest waiter's deadline, calling
- * `expire` for each unsettled waiter at its own deadline when that comes first.
- */
-export async function untilDeadlines<W extends DeadlinedWaiter, T>(waiters: Iterable<W>, send: (latestMs: number) => Promise<T>, expire: (waiter: W) => void): Promise<T> {
-  let earliest = Infinity;
-  let latest = -Infinity;
-  for (const { deadline } of waiters) {
-    if (deadline < earliest) earliest = deadline;
-    if (deadline > latest) latest = deadline;
-  }
-  if (earliest === latest) return send(latest);
-  let timer: NodeJS.Timeout | undefined;
-  const releaseExpired = (): void => {
-    const at = performance.now();
-    let next = Infinity;
-    for (const waiter of waiters) {
-      if (waiter.settled) continue;
-      if (waiter.deadline <= at) expire(waiter);
-      else if (waiter.deadline < next) next = waiter.deadline;
-    }
-    timer = next < latest ? setTimeout(releaseExpired, next - at) : undefined;
-  };
-  timer = setTimeout(releaseExpired, earliest - performance.now());
-  try {
-    return await send(latest);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

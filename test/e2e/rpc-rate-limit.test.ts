@@ -60,15 +60,19 @@ function answeredKeys(since: number): Set<string> {
 const ata = (wallet: string): string[] => TOKEN_PROGRAM_IDS.map((program) => associatedTokenAddress(wallet, usdc, program));
 
 describe('the provider answers 429', () => {
-  it('the login waits out its Retry-After and succeeds, with the read done', async () => {
-    const target = await gate();
+  /** A signed login sent once the provider allows 1 request/s and that allowance is spent. */
+  async function loginWhileRateLimited(env?: Record<string, string>) {
+    const target = await gate(env);
     const login = await signedLogin(target);
     chain.provider.set({ requestsPerSecond: 1 });
     await drainAllowance();
     chain.resetStats();
     const mark = chain.calls().last;
+    return { login, mark, result: await get(`${target.url}/x404_auth/blacklist`, login.headers) };
+  }
 
-    const result = await get(`${target.url}/x404_auth/blacklist`, login.headers);
+  it('the login waits out its Retry-After and succeeds, with the read done', async () => {
+    const { login, mark, result } = await loginWhileRateLimited();
     expect(result.status).toBe(200);
     expect(typeof result.body.token).toBe('string');
     expect(chain.stats().rateLimited).toBeGreaterThanOrEqual(1);
@@ -77,14 +81,7 @@ describe('the provider answers 429', () => {
   });
 
   it('when the Retry-After does not fit in LOGIN_TIMEOUT_MS: 503 with Retry-After, no token, and the chain never answered', async () => {
-    const target = await gate({ LOGIN_TIMEOUT_MS: '500' });
-    const login = await signedLogin(target);
-    chain.provider.set({ requestsPerSecond: 1 });
-    await drainAllowance();
-    chain.resetStats();
-    const mark = chain.calls().last;
-
-    const result = await get(`${target.url}/x404_auth/blacklist`, login.headers);
+    const { mark, result } = await loginWhileRateLimited({ LOGIN_TIMEOUT_MS: '500' });
     expect(result.status).toBe(503);
     expect(result.body.error).toBe('UPSTREAM_UNAVAILABLE');
     expect(result.body.token).toBeUndefined();

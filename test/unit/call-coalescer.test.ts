@@ -8,6 +8,9 @@ function recordingRpc() {
   const batches: { requests: readonly RpcRequest[]; deadlineMs: number; answer(outcomes: RpcOutcome[]): void }[] = [];
   return {
     batches,
+    minRttMs: (): number | undefined => undefined,
+    spacingMs: (): number => 0,
+    whenSlotFree: (send: () => void): void => send(),
     batch<T>(requests: readonly RpcRequest<T>[], deadlineMs = Infinity): Promise<RpcOutcome<T>[]> {
       return new Promise((resolve) => batches.push({ requests, deadlineMs, answer: (outcomes) => resolve(outcomes as RpcOutcome<T>[]) }));
     },
