@@ -81,7 +81,13 @@ function table(header: string[], rows: (string | number)[][]): string {
   return [row(header), row(header.map(() => '---')), ...rows.map(row)].join('\n');
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+/** The middle value; for an even count the mean of the two middle ones (of two runs: their mean, not the larger). */
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return NaN;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
 
 /** The floor of a warm login's CPU in this run: one ed25519 verify on one core plus one request of the bare uWS route. */
 export function loginFloor(report: Pick<BenchReport, 'verify' | 'bare' | 'mainConnections'>): { verifyUs: number; bareUs: number; floorUs: number } | undefined {
