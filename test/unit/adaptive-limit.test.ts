@@ -15,6 +15,15 @@ function limiter(options: { initial: number; min: number; max: number }) {
   };
 }
 
+/** A limiter with `held` requests (every slot in use) that has grown once (one answer at 80 ms). */
+function grownOnce(options: { initial: number; min: number; max: number }, held = options.initial) {
+  const made = limiter(options);
+  made.hold(held);
+  made.limit.succeeded(80);
+  expect(made.limit.limit).toBe(options.initial + 1);
+  return made;
+}
+
 describe('adaptive concurrency limit', () => {
   it('grows while answers come back near the lowest round trip and every slot is in use', async () => {
     const { limit, hold } = limiter({ initial: 4, min: 2, max: 16 });
@@ -42,10 +51,7 @@ describe('adaptive concurrency limit', () => {
   });
 
   it('halves on overload (429, 5xx, timeouts), once per round trip, and never below its minimum', () => {
-    const { limit, hold, advance } = limiter({ initial: 16, min: 3, max: 64 });
-    hold(16);
-    limit.succeeded(80);
-    expect(limit.limit).toBe(17);
+    const { limit, advance } = grownOnce({ initial: 16, min: 3, max: 64 });
     limit.overloaded();
     expect(limit.limit).toBe(8);
     // Requests sent together fail together: the rest of that round trip's failures count once.
@@ -60,10 +66,7 @@ describe('adaptive concurrency limit', () => {
   });
 
   it('stops growing, without shrinking, while round trips are well above their minimum', () => {
-    const { limit, hold, advance } = limiter({ initial: 20, min: 2, max: 64 });
-    hold(30);
-    limit.succeeded(80);
-    expect(limit.limit).toBe(21);
+    const { limit, advance } = grownOnce({ initial: 20, min: 2, max: 64 }, 30);
     for (let i = 0; i < 5; i++) {
       advance(100);
       limit.succeeded(400);
