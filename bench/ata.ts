@@ -10,20 +10,10 @@ import { PublicKey } from '@solana/web3.js';
 import { ATA_CACHE_CAPACITY, associatedTokenAddress, clearAtaCache, deriveAssociatedTokenAddress } from '../src/chain/ata.js';
 import { isOnCurve } from '../src/chain/ed25519-on-curve.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../src/chain/programs.js';
+import { microsPerCall, randomAddresses } from './micro.js';
 
 const ATA_PROGRAM = new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID);
 const TOKEN_PROGRAM = new PublicKey(TOKEN_PROGRAM_ID);
-
-function randomAddresses(count: number): string[] {
-  return Array.from({ length: count }, () => new PublicKey(randomBytes(32)).toBase58());
-}
-
-function microsPerCall(count: number, run: (i: number) => void): number {
-  for (let i = 0; i < Math.min(count, 200); i++) run(i); // warm-up
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < count; i++) run(i);
-  return Number(process.hrtime.bigint() - start) / 1000 / count;
-}
 
 const N = 5_000;
 const owners = randomAddresses(N);

@@ -10,7 +10,6 @@
  *   npx tsc -p . && node dist/bench/collection.js
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { PublicKey } from '@solana/web3.js';
 import { countTokenNfts } from '../src/collection/token-nfts.js';
@@ -19,15 +18,7 @@ import { TOKEN_PROGRAM_ID } from '../src/chain/programs.js';
 import type { AccountInfo, ChainReader, OwnedTokenAccount } from '../src/chain/types.js';
 import { encodeMint } from '../src/localnet/layouts.js';
 import { metadataAccount, TOKEN_STANDARD } from '../src/localnet/collections/metaplex.js';
-
-const randomAddresses = (count: number): string[] => Array.from({ length: count }, () => new PublicKey(randomBytes(32)).toBase58());
-
-function microsPerCall(count: number, run: (i: number) => void): number {
-  for (let i = 0; i < Math.min(count, 200); i++) run(i); // warm-up
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < count; i++) run(i);
-  return Number(process.hrtime.bigint() - start) / 1000 / count;
-}
+import { microsPerCall, randomAddresses } from './micro.js';
 
 // ---- PDAs
 const N = 5_000;

@@ -12,11 +12,10 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { setUpChain } from './chain-fixture.js';
-import { startGateProcess, startLocalnetProcess } from './processes.js';
+import { BENCH_JWT_SECRET, startGateProcess, startLocalnetProcess } from './processes.js';
 import { type BenchContext, loginBudget, loginScenario, prepareLogins, type ScenarioResult, warmUp } from './scenarios.js';
 import { benchWallets } from './wallets.js';
 
-const JWT_SECRET = 'x404-bench-secret-not-for-production-0123456789';
 const CONNECTIONS = 64;
 
 const pin = (pid: number, cpus: string): void => void execFileSync('taskset', ['-a', '-cp', cpus, String(pid)], { stdio: 'ignore' });
@@ -34,7 +33,7 @@ async function main(): Promise<void> {
     const policy = await setUpChain(localnet, wallets);
     let expected = 4000;
     for (const cpus of ['1', '0,1', '0,1', '1']) {
-      const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, cpus });
+      const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, cpus });
       try {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
         await warmUp(ctx);

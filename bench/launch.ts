@@ -16,7 +16,7 @@ import autocannon from 'autocannon';
 import { fileURLToPath } from 'node:url';
 import { setUpChain } from './chain-fixture.js';
 import { runLoad } from './load.js';
-import { type Child, type LocalnetChild, sampleProcess, startGateProcess, startLocalnetProcess } from './processes.js';
+import { BENCH_JWT_SECRET, type Child, type LocalnetChild, sampleProcess, startGateProcess, startLocalnetProcess } from './processes.js';
 import { type BenchContext, prepareFirstLogins, prepareLogins, warmUp } from './scenarios.js';
 import { AUTH_PATH, benchWallets } from './wallets.js';
 
@@ -80,7 +80,6 @@ export interface LaunchResult {
   targets: LaunchTarget[];
 }
 
-const JWT_SECRET = 'x404-bench-secret-not-for-production-0123456789';
 /** Known wallets behind the warm logins/s the target is measured against. */
 const WARM_WALLETS = 1000;
 const WARM_LOGINS = 12_000;
@@ -100,7 +99,7 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
     const policy = await setUpChain(localnet, known);
     const warmLoginsPerSecond = options.warmLoginsPerSecond ?? (await measureWarm(localnet, known, policy, latencyMs, requestsPerSecond, log));
 
-    const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, ...(options.gateEnv ? { env: options.gateEnv } : {}) });
+    const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, ...(options.gateEnv ? { env: options.gateEnv } : {}) });
     try {
       const ctx: BenchContext = { gate, localnet, wallets: [], policy, tokens: [] };
       if (options.warmGate !== false) {
@@ -187,7 +186,7 @@ async function measureWarm(
   log: (message: string) => void,
 ): Promise<number> {
   await localnet.admin('provider', { latencyMs: 0, requestsPerSecond: 0 });
-  const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET });
+  const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET });
   try {
     const ctx: BenchContext = { gate, localnet, wallets: known, policy, tokens: [] };
     await warmUp(ctx);

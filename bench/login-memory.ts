@@ -6,10 +6,8 @@
  * are prepared a chunk at a time (nonces from the gate, signed on every core) so that the load
  * generator never holds a million signed requests. Part of `npm run bench -- --memory`.
  */
-import { runLoad } from './load.js';
 import { sampleProcess } from './processes.js';
-import { type BenchContext, loginRequests, prepareLogins } from './scenarios.js';
-import { AUTH_PATH } from './wallets.js';
+import { type BenchContext, loginScenario, prepareLogins } from './scenarios.js';
 
 export interface LoginMemoryResult {
   logins: number;
@@ -50,20 +48,11 @@ export async function loginMemoryRun(ctx: BenchContext, count = 1_000_000, chunk
   return { logins, non2xx, durationSec, rssBeforeMb, rssAfterMb, rssSettledMb, growthMb: rssAfterMb - rssBeforeMb, trace };
 }
 
-/** `amount` signed logins, prepared (nonces from the gate, signed on every core), then sent. */
+/** `amount` signed logins, prepared (nonces from the gate, signed on every core), then sent (loginScenario). */
 async function loginChunk(ctx: BenchContext, amount: number) {
   const prepared = await prepareLogins(ctx, amount + 2 * CONNECTIONS);
-  let ok = 0;
-  const load = await runLoad({
-    url: ctx.gate.url + AUTH_PATH,
-    connections: CONNECTIONS,
-    durationSec: 600,
-    amount,
-    requests: loginRequests(prepared, (status) => {
-      if (status === 200) ok++;
-    }),
-  });
-  return { ok, load };
+  const result = await loginScenario(ctx, { connections: CONNECTIONS, durationSec: 600, workerThreads: 'default' }, prepared, 'memory');
+  return { ok: result.authentications, load: result.load };
 }
 
 /** The section of RESULTS.md. */

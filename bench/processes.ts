@@ -162,6 +162,9 @@ export async function startLocalnetProcess(env: Record<string, string> = {}): Pr
   };
 }
 
+/** The HS256 secret of every bench gate (the bench makes its own tokens and nonces; never a real one). */
+export const BENCH_JWT_SECRET = 'x404-bench-secret-not-for-production-0123456789';
+
 export interface GateOptions {
   rpcUrl: string;
   jwtSecret: string;

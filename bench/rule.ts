@@ -16,10 +16,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import bs58 from 'bs58';
 import { fileURLToPath } from 'node:url';
-import { runLoad } from './load.js';
-import { type LocalnetChild, startGateProcess, startLocalnetProcess } from './processes.js';
-import { type BenchContext, loginBudget, loginRequests, measure, prepareLogins, type ScenarioResult } from './scenarios.js';
-import { authPath, benchWallets, type BenchWallet, FEATURE } from './wallets.js';
+import { BENCH_JWT_SECRET, type LocalnetChild, startGateProcess, startLocalnetProcess } from './processes.js';
+import { type BenchContext, loginBudget, loginScenario, prepareLogins, type ScenarioResult, warmUp } from './scenarios.js';
+import { benchWallets, type BenchWallet, FEATURE } from './wallets.js';
 
 export const RULE = 'launch';
 const WALLETS = 1000;
@@ -27,7 +26,6 @@ const CONNECTIONS = 64;
 const SNAPSHOT_SIZE = 100_000;
 const DENIED_SIZE = 10_000;
 const TIER_AMOUNT = '100000000';
-const JWT_SECRET = 'x404-bench-secret-not-for-production-0123456789';
 
 export interface RuleBenchResult {
   date: string;
@@ -100,55 +98,6 @@ async function setUpRuleChain(localnet: LocalnetChild, wallets: BenchWallet[], d
   return { policiesFile, blacklistHeaders: { 'X-404-Policy': 'launch' } };
 }
 
-/** Timed logins of `target` (a feature with its headers, or the rule), prepared beforehand. */
-async function timedLogins(ctx: BenchContext, target: string, name: string, durationSec: number, expectedRate: number): Promise<ScenarioResult> {
-  const prepared = await prepareLogins(ctx, loginBudget(expectedRate, durationSec, CONNECTIONS), undefined, 'challenge', target);
-  return measure(name, 'default', ctx, async () => {
-    let authentications = 0;
-    const failures: Record<string, number> = {};
-    const load = await runLoad({
-      url: ctx.gate.url + authPath(target),
-      connections: CONNECTIONS,
-      durationSec,
-      amount: prepared.length - 2 * CONNECTIONS,
-      requests: loginRequests(
-        prepared,
-        (status, body) => {
-          if (status === 200) authentications++;
-          else failures[`${status} ${body.slice(0, 120)}`] = (failures[`${status} ${body.slice(0, 120)}`] ?? 0) + 1;
-        },
-        authPath(target),
-      ),
-    });
-    if (Object.keys(failures).length > 0) log(`${name}: failures ${JSON.stringify(failures)}`);
-    if (process.env.BENCH_VERBOSE) log(`${name}: local chain ${JSON.stringify(await ctx.localnet.stats())}`);
-    return { load, authentications };
-  });
-}
-
-/** One login per wallet (untimed) so that caches and JIT are warm; returns logins/s seen. */
-async function warm(ctx: BenchContext, target: string): Promise<number> {
-  const logins = await prepareLogins(ctx, ctx.wallets.length + 2 * CONNECTIONS, undefined, 'challenge', target);
-  let ok = 0;
-  const failures: Record<string, number> = {};
-  const load = await runLoad({
-    url: ctx.gate.url + authPath(target),
-    connections: CONNECTIONS,
-    durationSec: 120,
-    amount: ctx.wallets.length,
-    requests: loginRequests(
-      logins,
-      (status, body) => {
-        if (status === 200 && ok++ === 0 && process.env.BENCH_VERBOSE) log(`first answer: ${body}`);
-        else if (status !== 200) failures[`${status} ${body.slice(0, 200)}`] = (failures[`${status} ${body.slice(0, 200)}`] ?? 0) + 1;
-      },
-      authPath(target),
-    ),
-  });
-  if (Object.keys(failures).length > 0) throw new Error(`warm-up of ${target} failed: ${JSON.stringify(failures)}`);
-  return load.rps;
-}
-
 const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
 
 /** `only`: measure one side (for a profile: BENCH_CPU_PROF_DIR=<dir> node dist/bench/rule.js --only=launch). */
@@ -160,18 +109,23 @@ export async function ruleBench(options: { durationSec: number; rounds: number; 
   try {
     const chain = await setUpRuleChain(localnet, wallets, dir);
     const cpuProfileDir = process.env.BENCH_CPU_PROF_DIR;
-    const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, env: { POLICIES_FILE: chain.policiesFile }, ...(cpuProfileDir ? { cpuProfileDir } : {}) });
+    const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, env: { POLICIES_FILE: chain.policiesFile }, ...(cpuProfileDir ? { cpuProfileDir } : {}) });
     try {
       const blacklistCtx: BenchContext = { gate, localnet, wallets, policy: chain.blacklistHeaders, tokens: [] };
       const ruleCtx: BenchContext = { gate, localnet, wallets, policy: {}, tokens: [] };
-      const rates: Record<string, number> = { [FEATURE]: await warm(blacklistCtx, FEATURE), [RULE]: await warm(ruleCtx, RULE) };
-      log(`warm: blacklist ${rates[FEATURE]!.toFixed(0)}/s, rule ${rates[RULE]!.toFixed(0)}/s`);
+      await warmUp(blacklistCtx, FEATURE);
+      await warmUp(ruleCtx, RULE);
+      // Logins/s to prepare for (then what the previous run of the same side achieved).
+      const rates: Record<string, number> = { [FEATURE]: 6000, [RULE]: 6000 };
       const blacklist: ScenarioResult[] = [];
       const rule: ScenarioResult[] = [];
       for (let round = 0; round < options.rounds; round++) {
         for (const which of options.only === undefined ? [FEATURE, RULE, RULE, FEATURE] : [options.only]) {
           const isRule = which === RULE;
-          const result = await timedLogins(isRule ? ruleCtx : blacklistCtx, which, isRule ? `rule ${RULE}` : 'blacklist alone', options.durationSec, Math.max(rates[which]!, 2000) * 1.5);
+          const ctx = isRule ? ruleCtx : blacklistCtx;
+          const prepared = await prepareLogins(ctx, loginBudget(Math.max(rates[which]!, 2000) * 1.5, options.durationSec, CONNECTIONS), undefined, 'challenge', which);
+          const shape = { connections: CONNECTIONS, durationSec: options.durationSec, workerThreads: 'default' };
+          const result = await loginScenario(ctx, shape, prepared, isRule ? `rule ${RULE}` : 'blacklist alone', which);
           rates[which] = result.load.rps;
           (isRule ? rule : blacklist).push(result);
           log(`${result.name}: ${result.load.rps.toFixed(0)}/s, p99 ${result.load.p99Ms.toFixed(1)} ms, ${result.gateCpuUsPerRequest.toFixed(0)} µs CPU/login, ${result.rpcHttpPerAuth?.toFixed(3)} RPC HTTP/login, non-2xx ${result.load.non2xx}`);

@@ -31,7 +31,7 @@ import { runLoad } from './load.js';
 import { loginMemoryRun, type LoginMemoryResult } from './login-memory.js';
 import { memoryRun, type MemoryResult } from './memory.js';
 import { ruleBench, type RuleBenchResult } from './rule.js';
-import { sampleProcess, startBareUwsProcess, startGateProcess, startLocalnetProcess, type Child, type LocalnetChild } from './processes.js';
+import { BENCH_JWT_SECRET, sampleProcess, startBareUwsProcess, startGateProcess, startLocalnetProcess, type Child, type LocalnetChild } from './processes.js';
 import { type BareResult, renderReport, renderSoak, type BenchReport, type MachineInfo } from './report.js';
 import { SOAK_NONCE_TTL_SECONDS, soak } from './soak.js';
 import {
@@ -76,7 +76,6 @@ const REAUTH_TOKENS = 256;
 const FIRST_SIGN_IN = 'signed authentication, first sign-in of each wallet';
 const EDDSA_LOGIN = 'signed authentication, EdDSA tokens';
 export const SIGN_MODE_LOGIN = 'signed authentication, sign mode ';
-const JWT_SECRET = 'x404-bench-secret-not-for-production-0123456789';
 
 function log(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -90,7 +89,7 @@ function describe(result: ScenarioResult): string {
 }
 
 async function withGate<T>(localnet: LocalnetChild, workerThreads: number | undefined, work: (gate: Child) => Promise<T>, env?: Record<string, string>): Promise<T> {
-  const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, workerThreads, ...(env ? { env } : {}), ...(gateDist ? { distRoot: gateDist } : {}) });
+  const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, workerThreads, ...(env ? { env } : {}), ...(gateDist ? { distRoot: gateDist } : {}) });
   try {
     return await work(gate);
   } finally {
@@ -375,7 +374,7 @@ async function soakMain(): Promise<void> {
   let result: Awaited<ReturnType<typeof soak>>;
   try {
     const policy = await setUpChain(localnet, wallets);
-    const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: JWT_SECRET, env: { NONCE_TTL_SECONDS: String(SOAK_NONCE_TTL_SECONDS) } });
+    const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, env: { NONCE_TTL_SECONDS: String(SOAK_NONCE_TTL_SECONDS) } });
     try {
       const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
       log('soak: warming the gate up (one login per wallet)');

@@ -55,7 +55,7 @@ interface Measured {
   authentications: number;
 }
 
-export async function measure(name: string, workerThreads: string, ctx: BenchContext, run: () => Promise<Measured>): Promise<ScenarioResult> {
+async function measure(name: string, workerThreads: string, ctx: BenchContext, run: () => Promise<Measured>): Promise<ScenarioResult> {
   await ctx.localnet.resetStats();
   const before = sampleProcess(ctx.gate.pid);
   const localnetBefore = sampleProcess(ctx.localnet.pid);
@@ -166,7 +166,7 @@ export async function prepareFirstLogins(ctx: BenchContext, count: number): Prom
  * Requests that hand out `logins` one by one. autocannon calls setupRequest once per request it
  * sends; `amount` is kept below the number prepared, so a nonce is never sent twice.
  */
-export function loginRequests(logins: Record<string, string>[], onToken?: (status: number, body: string) => void, path = AUTH_PATH): autocannon.Request[] {
+function loginRequests(logins: Record<string, string>[], onToken?: (status: number, body: string) => void, path = AUTH_PATH): autocannon.Request[] {
   let next = 0;
   return [
     {
@@ -193,17 +193,22 @@ export async function loginScenario(
   shape: RunShape,
   prepared: Record<string, string>[],
   name = 'signed authentication',
+  target = FEATURE,
 ): Promise<ScenarioResult> {
   return measure(name, shape.workerThreads, ctx, async () => {
     let authentications = 0;
     const load = await runLoad({
-      url: ctx.gate.url + AUTH_PATH,
+      url: ctx.gate.url + authPath(target),
       connections: shape.connections,
       durationSec: shape.durationSec,
       amount: prepared.length - 2 * shape.connections,
-      requests: loginRequests(prepared, (status) => {
-        if (status === 200) authentications++;
-      }),
+      requests: loginRequests(
+        prepared,
+        (status) => {
+          if (status === 200) authentications++;
+        },
+        authPath(target),
+      ),
     });
     return { load, authentications };
   });
@@ -213,25 +218,30 @@ export async function loginScenario(
  * Untimed: one login per wallet, so the gate's caches and JIT are warm as in steady state, and the
  * tokens for re-authentication are collected.
  */
-export async function warmUp(ctx: BenchContext): Promise<void> {
-  const logins = await prepareLogins(ctx, ctx.wallets.length + 256);
+export async function warmUp(ctx: BenchContext, target = FEATURE): Promise<void> {
+  const logins = await prepareLogins(ctx, ctx.wallets.length + 256, undefined, 'challenge', target);
   const tokens = new Map<string, string>();
   const failures: Record<string, number> = {};
   await runLoad({
-    url: ctx.gate.url + AUTH_PATH,
+    url: ctx.gate.url + authPath(target),
     connections: 64,
     durationSec: 120,
     amount: ctx.wallets.length,
-    requests: loginRequests(logins, (status, body) => {
-      if (status !== 200) {
-        failures[status] = (failures[status] ?? 0) + 1;
-        return;
-      }
-      const reply = JSON.parse(body) as { token: string; publicKey: string };
-      tokens.set(reply.publicKey, reply.token);
-    }),
+    requests: loginRequests(
+      logins,
+      (status, body) => {
+        if (status !== 200) {
+          const key = `${status} ${body.slice(0, 200)}`;
+          failures[key] = (failures[key] ?? 0) + 1;
+          return;
+        }
+        const reply = JSON.parse(body) as { token: string; publicKey: string };
+        tokens.set(reply.publicKey, reply.token);
+      },
+      authPath(target),
+    ),
   });
-  if (Object.keys(failures).length > 0) throw new Error(`warm-up logins failed: ${JSON.stringify(failures)}`);
+  if (Object.keys(failures).length > 0) throw new Error(`warm-up logins of ${target} failed: ${JSON.stringify(failures)}`);
   ctx.tokens = [...tokens.values()];
 }
 
