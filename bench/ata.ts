@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
-import { ATA_CACHE_CAPACITY, associatedTokenAddress, clearAtaCache, deriveAssociatedTokenAddress } from '../src/chain/ata.js';
+import { ATA_CACHE_WALLETS, associatedTokenAddress, clearAtaCache, deriveAssociatedTokenAddress } from '../src/chain/ata.js';
 import { isOnCurve } from '../src/chain/ed25519-on-curve.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../src/chain/programs.js';
 import { microsPerCall, randomAddresses } from './micro.js';
@@ -37,19 +37,19 @@ clearAtaCache();
 for (let i = 0; i < 1_000; i++) associatedTokenAddress(owners[i]!, mints[i]!, TOKEN_PROGRAM_ID);
 const cached = microsPerCall(N * 20, (i) => associatedTokenAddress(owners[i % 1_000]!, mints[i % 1_000]!, TOKEN_PROGRAM_ID));
 
-// Memory of a full cache: fill it with distinct triples and compare heaps.
+// Memory of a full cache: fill it with distinct wallets, two mints each (a policy's usual few), and compare heaps.
 const gc = (globalThis as { gc?: () => void }).gc;
 let perEntry = 'run with --expose-gc to measure';
 if (gc) {
   clearAtaCache();
-  const fillOwners = randomAddresses(ATA_CACHE_CAPACITY / 100);
-  const fillMints = randomAddresses(100);
+  const fillOwners = randomAddresses(ATA_CACHE_WALLETS);
+  const fillMints = randomAddresses(2);
   gc();
   const before = process.memoryUsage().heapUsed;
   for (const owner of fillOwners) for (const mint of fillMints) associatedTokenAddress(owner, mint, TOKEN_PROGRAM_ID);
   gc();
   const bytes = process.memoryUsage().heapUsed - before;
-  perEntry = `${Math.round(bytes / ATA_CACHE_CAPACITY)} bytes/entry, ${(bytes / 1024 / 1024).toFixed(1)} MiB for ${ATA_CACHE_CAPACITY} entries`;
+  perEntry = `${Math.round(bytes / ATA_CACHE_WALLETS)} bytes/wallet with two ATAs, ${(bytes / 1024 / 1024).toFixed(1)} MiB for ${ATA_CACHE_WALLETS} wallets`;
 }
 
 const fmt = (micros: number): string => `${micros.toFixed(micros < 1 ? 3 : 1)} µs`;

@@ -43,13 +43,17 @@ export function deriveAssociatedTokenAddress(owner: Uint8Array, mint: Uint8Array
 }
 
 /**
- * Bounded LRU of derived ATAs. A login asks for the same few (wallet, mint) pairs again and again
- * (re-authentication, several features, retries). 100k entries hold the ATAs of 25k wallets for
- * two mints under both programs, at ~220 bytes per entry (a ~135-character key, a 44-character
- * value, Map overhead; measured by bench/ata.ts): ~21 MiB when full.
+ * Bounded LRU of derived ATAs, by wallet. A login asks for the same few (wallet, mint) pairs again
+ * and again (re-authentication, several features, retries). Each wallet's entry is a flat list of
+ * (program, mint, address) triples, searched by comparing strings: a login's wallet is hashed once
+ * (one Map lookup), and the policy's mints and the programs are the same string objects every time,
+ * so no key is built or hashed per ATA (a concatenated triple key cost ~1.5 µs a login in lookups).
+ * At most ATAS_PER_WALLET per wallet (the oldest goes first), ATA_CACHE_WALLETS wallets; bench/ata.ts
+ * measures the memory.
  */
-export const ATA_CACHE_CAPACITY = 100_000;
-const ataCache = new LruCache<string, string>(ATA_CACHE_CAPACITY);
+export const ATA_CACHE_WALLETS = 50_000;
+export const ATAS_PER_WALLET = 16;
+const ataCache = new LruCache<string, string[]>(ATA_CACHE_WALLETS);
 
 /** An ATA to derive, all base58: what crosses to the verify workers (src/signature/verify-task.ts). */
 export interface AtaSeed {
@@ -58,26 +62,42 @@ export interface AtaSeed {
   program: string;
 }
 
-// ':' is outside the base58 alphabet, so distinct triples cannot form the same key.
-const cacheKey = (owner: string, mint: string, tokenProgram: string): string => `${owner}:${tokenProgram}:${mint}`;
+function cachedAta(triples: readonly string[] | undefined, mint: string, program: string): string | undefined {
+  if (triples === undefined) return undefined;
+  for (let i = 0; i < triples.length; i += 3) {
+    if (triples[i + 1] === mint && triples[i] === program) return triples[i + 2];
+  }
+  return undefined;
+}
+
+function remember(owner: string, mint: string, program: string, address: string): void {
+  let triples = ataCache.get(owner);
+  if (triples === undefined) {
+    triples = [];
+    ataCache.set(owner, triples);
+  } else if (cachedAta(triples, mint, program) !== undefined) {
+    return;
+  }
+  if (triples.length >= ATAS_PER_WALLET * 3) triples.splice(0, 3);
+  triples.push(program, mint, address);
+}
 
 /** Base58 ATA address for base58 inputs, cached. Throws TypeError for an input that is not an address. */
 export function associatedTokenAddress(owner: string, mint: string, tokenProgram: string): string {
-  const key = cacheKey(owner, mint, tokenProgram);
-  let address = ataCache.get(key);
+  let address = cachedAta(ataCache.get(owner), mint, tokenProgram);
   if (address === undefined) {
     address = deriveAssociatedTokenAddressText({ owner, mint, program: tokenProgram });
-    ataCache.set(key, address);
+    remember(owner, mint, tokenProgram, address);
   }
   return address;
 }
 
 /** Whether the ATA of (owner, mint, program) is in the cache (without touching its recency). */
-export const isAtaCached = (seed: AtaSeed): boolean => ataCache.has(cacheKey(seed.owner, seed.mint, seed.program));
+export const isAtaCached = (seed: AtaSeed): boolean => cachedAta(ataCache.peek(seed.owner), seed.mint, seed.program) !== undefined;
 
 /** Puts an address derived elsewhere (a verify worker) in the cache, as associatedTokenAddress would have. */
 export function rememberAssociatedTokenAddress(seed: AtaSeed, address: string): void {
-  ataCache.set(cacheKey(seed.owner, seed.mint, seed.program), address);
+  remember(seed.owner, seed.mint, seed.program, address);
 }
 
 /** The derivation alone, uncached: for the verify workers, which hand their results to the main thread's cache. */

@@ -56,7 +56,7 @@ export async function readAtaBalances(
   // which is fine here: only the ATA program creates accounts at these addresses.
   const reading = batcher.load(keys, { offset: 0, length: TOKEN_ACCOUNT_HEAD_SIZE }, true, deadlineMs);
   // Either failing fails the read (fail closed); Promise.all handles the later one too.
-  const [owners, accounts] = await Promise.all([programs, reading]);
+  const [owners, accounts] = programs === undefined ? [undefined, await reading] : await Promise.all([programs, reading]);
   accounts.forEach((account, i) => {
     const { mint, mintBytes, program } = lookups[i]!;
     if (owners !== undefined && owners.has(mint) && owners.get(mint) !== program) return;

@@ -36,7 +36,8 @@ export function walletHoldings(chain: ChainReader, wallet: string, plan: Holding
   const fromList = plan.tokenAccounts || scope === 'all';
 
   let planned: Promise<Map<string, bigint>> | undefined;
-  const plannedMints = new Set(plan.mints);
+  let plannedMints: Set<string> | undefined;
+  const allPlanned = (): Promise<Map<string, bigint>> => (planned ??= chain.getTokenBalances(wallet, [...(plannedMints ??= new Set(plan.mints))]));
 
   return {
     tokenAccounts,
@@ -45,8 +46,14 @@ export function walletHoldings(chain: ChainReader, wallet: string, plan: Holding
         const owned = await tokenAccounts();
         return scope === 'all' ? sumBalances(owned, mints) : sumBalances(owned, mints, (account) => isAssociated(account, wallet));
       }
-      if (!mints.every((mint) => plannedMints.has(mint))) return chain.getTokenBalances(wallet, mints);
-      const all = await (planned ??= chain.getTokenBalances(wallet, [...plannedMints]));
+      // A feature asking for exactly what it planned (the same list): no set to build.
+      if (mints === plan.mints) {
+        const all = await allPlanned();
+        if (mints.length === all.size) return all;
+      }
+      plannedMints ??= new Set(plan.mints);
+      if (!mints.every((mint) => plannedMints!.has(mint))) return chain.getTokenBalances(wallet, mints);
+      const all = await allPlanned();
       if (mints.length === all.size) return all;
       return new Map(mints.map((mint) => [mint, all.get(mint) ?? 0n]));
     },

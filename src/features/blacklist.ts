@@ -8,6 +8,21 @@ export interface BlacklistParams {
   maxHoldings: Map<string, bigint>;
 }
 
+/**
+ * The mints a policy names, each once, worked out once per parsed policy (parsed policies are
+ * cached and reused: src/policy/parse-headers.ts), so a login builds no list: it is also the
+ * `heldMints` the login plans its reads with, the same array.
+ */
+const mintLists = new WeakMap<BlacklistParams, readonly string[]>();
+function mintsOf(params: BlacklistParams): readonly string[] {
+  let mints = mintLists.get(params);
+  if (mints === undefined) {
+    mints = [...new Set([...params.excludedMints, ...params.maxHoldings.keys()])];
+    mintLists.set(params, mints);
+  }
+  return mints;
+}
+
 export const blacklistFeature: Feature<BlacklistParams> = {
   name: 'blacklist',
   policyHeaders: ['excluded_mints', 'max_holdings', 'geo_code', 'geo_code_locs'],
@@ -26,10 +41,11 @@ export const blacklistFeature: Feature<BlacklistParams> = {
     };
   },
 
-  heldMints: ({ excludedMints, maxHoldings }) => [...excludedMints, ...maxHoldings.keys()],
+  heldMints: mintsOf,
 
-  async check(_wallet, { excludedMints, maxHoldings }, { holdings }) {
-    const mints = [...new Set([...excludedMints, ...maxHoldings.keys()])];
+  async check(_wallet, params, { holdings }) {
+    const { excludedMints, maxHoldings } = params;
+    const mints = mintsOf(params);
     if (mints.length === 0) return {};
     const balances = await holdings.balances(mints);
 
