@@ -221,9 +221,12 @@ describe('challenge and signature (docs/api.md §4)', () => {
 describe('blacklist (docs/api.md §5)', () => {
   it('a clean wallet gets a token bound to its key, the feature and the policy', async () => {
     const wallet = walletHolding([{ mint: capped, amount: '1000' }]);
-    const { status, body, headers } = await login(url, 'blacklist', wallet, policy());
+    const { status, body, headers, text } = await login(url, 'blacklist', wallet, policy());
     expect(status).toBe(200);
     expect(body).toMatchObject({ success: true, publicKey: publicKeyOf(wallet), feature: 'blacklist' });
+    // Written by hand on this path: still plain JSON, each field once, in the documented order.
+    expect(Object.keys(body)).toEqual(['success', 'token', 'publicKey', 'feature']);
+    expect(text).toBe(JSON.stringify(body));
     expect(headers.get('cache-control')).toBe('no-store');
     const claims = decodeJwt(body.token);
     expect(claims).toMatchObject({ sub: publicKeyOf(wallet), feature: 'blacklist' });

@@ -12,6 +12,8 @@ export interface HttpResult {
   status: number;
   body: any;
   headers: Headers;
+  /** The body as it came (what get() read; absent where a test builds a result itself). */
+  text?: string;
 }
 
 export async function get(url: string, headers: Record<string, string> = {}): Promise<HttpResult> {
@@ -23,7 +25,7 @@ export async function get(url: string, headers: Record<string, string> = {}): Pr
   } catch {
     body = text;
   }
-  return { status: response.status, body, headers: response.headers };
+  return { status: response.status, body, headers: response.headers, text };
 }
 
 export async function getNonce(gateUrl: string, feature: string): Promise<{ nonce: string; mechanism: string; result: HttpResult }> {
