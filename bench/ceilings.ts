@@ -9,6 +9,11 @@ import { challengeText, type BenchWallet } from './wallets.js';
 export interface VerifyCeiling {
   /** verify() with the public key already imported as a KeyObject. */
   perCorePerSecond: number;
+  /**
+   * The same rate measured again during the run (bench/run.ts: before each pool-check round), so
+   * the floor follows the machine when its speed drifts; the floor uses the median of all of them.
+   */
+  laterPerCorePerSecond?: number[];
   /** createPublicKey(raw key) + verify(): a wallet seen for the first time. */
   perCoreWithImportPerSecond: number;
   cores: number;

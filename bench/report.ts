@@ -93,7 +93,7 @@ const median = (values: number[]): number => {
 export function loginFloor(report: Pick<BenchReport, 'verify' | 'bare' | 'mainConnections'>): { verifyUs: number; bareUs: number; floorUs: number } | undefined {
   const bare = report.bare.find((b) => b.name === 'nonce request' && b.load.connections === report.mainConnections);
   if (!bare) return undefined;
-  const verifyUs = 1e6 / report.verify.perCorePerSecond;
+  const verifyUs = 1e6 / median([report.verify.perCorePerSecond, ...(report.verify.laterPerCorePerSecond ?? [])]);
   return { verifyUs, bareUs: bare.cpuUsPerRequest, floorUs: verifyUs + bare.cpuUsPerRequest };
 }
 
@@ -174,10 +174,14 @@ export function renderReport(report: BenchReport): string {
     }
     const floor = loginFloor(report);
     if (floor) {
-      const ratio = login.gateCpuUsPerRequest / floor.floorUs;
+      // Every warm-login run of the default configuration in this run: the main one and the pool check's.
+      const runs = [login, ...(report.poolCheck?.pooled ?? [])].map((r) => r.gateCpuUsPerRequest);
+      const loginUs = median(runs);
+      const ratio = loginUs / floor.floorUs;
+      const verifies = [report.verify.perCorePerSecond, ...(report.verify.laterPerCorePerSecond ?? [])];
       targetRows.push([
-        `gate CPU per warm login ≤ 1.6 × the floor (stretch 1.4 ×), default WORKER_THREADS, ${report.mainConnections} connections; floor = one ed25519 verify on one core + one bare uWS request, both measured in this run`,
-        `${f1(login.gateCpuUsPerRequest)} µs ÷ (${f1(floor.verifyUs)} + ${f1(floor.bareUs)} = ${f1(floor.floorUs)} µs) = **${ratio.toFixed(2)} ×**`,
+        `gate CPU per warm login ≤ 1.6 × the floor (stretch 1.4 ×), default WORKER_THREADS, ${report.mainConnections} connections; floor = one ed25519 verify on one core + one bare uWS request, both measured in this run (medians: of the ${runs.length} warm-login runs with the default pool, and of ${verifies.length} verify measurements)`,
+        `${f1(loginUs)} µs (runs: ${runs.map(f1).join(', ')}) ÷ (${f1(floor.verifyUs)} + ${f1(floor.bareUs)} = ${f1(floor.floorUs)} µs) = **${ratio.toFixed(2)} ×**`,
         ratio <= 1.4 ? 'met (stretch too)' : pass(ratio <= 1.6),
       ]);
     }

@@ -189,8 +189,11 @@ async function main(): Promise<void> {
     // What the pool costs: warm logins with WORKER_THREADS=0 and with the default, in alternation
     // (0, default, default, 0, …), each on a fresh gate warmed up alike.
     poolCheck = { defaultWorkers: defaultWorkerThreads(), inline: [], pooled: [] };
-    const poolOrder = quick ? [0, undefined] : [0, undefined, undefined, 0];
+    const poolOrder = quick ? [0, undefined] : [0, undefined, undefined, 0, 0, undefined];
+    verify.laterPerCorePerSecond = [];
     for (const workers of poolOrder) {
+      // The floor's verify again, now: the machine's speed drifts over a run of many minutes.
+      verify.laterPerCorePerSecond.push(measureVerifyCeiling(wallets, quick ? 300 : 1000).perCorePerSecond);
       await withGate(localnet, workers, async (gate) => {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
         await warmUp(ctx);
