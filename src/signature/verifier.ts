@@ -30,15 +30,6 @@ export interface Verified {
 }
 
 const NO_SEEDS: readonly AtaSeed[] = [];
-/**
- * At most this many entries in a task that holds a first sign-in (ATAs to derive). Warm logins are
- * bound by CPU, and bigger tasks cost less per login; a launch's first sign-ins are bound by the
- * provider's round trip and arrive in bursts (the logins one RPC batch answered come back
- * together), and a task's results all return at its end: smaller tasks send the first of a burst
- * on to its chain read sooner. Measured with bench/launch.ts (20,000 wallets at 80 ms): 16 against
- * 64 gave ~4 % more logins/s at ~0.042 instead of ~0.034 RPC requests per login (bench/PROFILE.md).
- */
-export const FIRST_SIGN_IN_BATCH = 16;
 const NO_ATAS: readonly string[] = [];
 
 export function createSignatureVerifier(options: { threads: number; maxBatch: number; workerFile?: string }): SignatureVerifier {
@@ -123,27 +114,14 @@ class PooledVerifier implements SignatureVerifier {
     await this.pool.close();
   }
 
-  /** Shares what is waiting among the idle workers, at most maxBatch per task (FIRST_SIGN_IN_BATCH with first sign-ins). */
+  /** Shares what is waiting among the idle workers, at most maxBatch per task. */
   private dispatch(): void {
     const idle = this.threads - this.tasksInFlight;
     if (idle <= 0 || this.pending.length === 0) return;
     const perTask = Math.min(this.maxBatch, Math.ceil(this.pending.length / idle));
     while (this.tasksInFlight < this.threads && this.pending.length > 0) {
-      this.runTask(this.pending.splice(0, this.taskSize(perTask)));
+      this.runTask(this.pending.splice(0, perTask));
     }
-  }
-
-  /** How many of the waiting entries the next task takes: at most `limit`, fewer once a first sign-in is among them. */
-  private taskSize(limit: number): number {
-    const firstSignInLimit = Math.min(limit, FIRST_SIGN_IN_BATCH);
-    let size = 0;
-    let seeded = false;
-    while (size < this.pending.length && size < limit) {
-      seeded ||= this.pending[size]!.ataSeeds.length > 0;
-      if (seeded && size >= firstSignInLimit) break;
-      size++;
-    }
-    return size;
   }
 
   private runTask(entries: Pending[]): void {

@@ -4,12 +4,11 @@ import * as ed from '@noble/ed25519';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PublicKey } from '@solana/web3.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
-import { createSignatureVerifier, FIRST_SIGN_IN_BATCH, type SignatureVerifier } from '../../src/signature/verifier.js';
+import { createSignatureVerifier, type SignatureVerifier } from '../../src/signature/verifier.js';
 
 ed.hashes.sha512 = (message: Uint8Array) => new Uint8Array(createHash('sha512').update(message).digest());
 
 const CRASHING_WORKER = fileURLToPath(new URL('../fixtures/crashing-verify-worker.mjs', import.meta.url));
-const TASK_SIZE_WORKER = fileURLToPath(new URL('../fixtures/task-size-worker.mjs', import.meta.url));
 let verifier: SignatureVerifier | undefined;
 afterEach(async () => {
   await verifier?.close();
@@ -51,27 +50,6 @@ describe('signature verifier', () => {
       );
       expect(result.atas).toEqual(valid ? expected : []);
     });
-  });
-
-  it('sends known wallets in tasks of up to maxBatch, and first sign-ins (ATAs to derive) in tasks of at most FIRST_SIGN_IN_BATCH', async () => {
-    verifier = createSignatureVerifier({ threads: 1, maxBatch: 64, workerFile: TASK_SIZE_WORKER });
-    const key = new Uint8Array(32);
-    const signature = new Uint8Array(64);
-    const seed = [{ owner: '11111111111111111111111111111111', mint: '11111111111111111111111111111111', program: TOKEN_PROGRAM_ID }];
-    const taskSizes = async (seeded: boolean[]): Promise<number[]> => {
-      const results = await Promise.all(seeded.map((withSeed, i) => verifier!.verify(key, `m${i}`, signature, withSeed ? seed : [])));
-      return results.map((result) => Number(result.atas[0]!.slice('task of '.length)));
-    };
-    // 64 known wallets waiting together: one task.
-    expect(await taskSizes(Array<boolean>(64).fill(false))).toEqual(Array<number>(64).fill(64));
-    // 40 first sign-ins: tasks of 16, 16 and 8.
-    const first = await taskSizes(Array<boolean>(40).fill(true));
-    expect(Math.max(...first)).toBe(FIRST_SIGN_IN_BATCH);
-    expect(first.reduce((sum, size) => sum + 1 / size, 0)).toBeCloseTo(3);
-    // Known wallets queued before first sign-ins: the task that reaches a first sign-in stops at 16.
-    const mixed = await taskSizes([...Array<boolean>(10).fill(false), ...Array<boolean>(30).fill(true)]);
-    expect(mixed.slice(0, 16)).toEqual(Array<number>(16).fill(FIRST_SIGN_IN_BATCH));
-    expect(Math.max(...mixed)).toBe(FIRST_SIGN_IN_BATCH);
   });
 
   it('a crashed worker rejects only the requests it held, never hangs them, and is replaced', async () => {
