@@ -81,10 +81,8 @@ class RpcChainReader implements ChainReader {
     if (this.parts.config.holdingsScope !== 'ata') return [];
     const seeds: AtaSeed[] = [];
     // Each mint once: a policy's handful is searched faster than a Set is built.
-    const unique = mints.length > 16 ? [...new Set(mints)] : mints;
-    for (let i = 0; i < unique.length; i++) {
-      const mint = unique[i]!;
-      if (unique === mints && mints.indexOf(mint) !== i) continue;
+    const unique = mints.length > 16 ? new Set(mints) : mints.filter((mint, i) => mints.indexOf(mint) === i);
+    for (const mint of unique) {
       const program = this.parts.mintPrograms.knownProgramOf(mint);
       if (program === undefined || program === null) continue;
       const seed = { owner: wallet, mint, program };

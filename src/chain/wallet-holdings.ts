@@ -46,13 +46,9 @@ export function walletHoldings(chain: ChainReader, wallet: string, plan: Holding
         const owned = await tokenAccounts();
         return scope === 'all' ? sumBalances(owned, mints) : sumBalances(owned, mints, (account) => isAssociated(account, wallet));
       }
-      // A feature asking for exactly what it planned (the same list): no set to build.
-      if (mints === plan.mints) {
-        const all = await allPlanned();
-        if (mints.length === all.size) return all;
-      }
-      plannedMints ??= new Set(plan.mints);
-      if (!mints.every((mint) => plannedMints!.has(mint))) return chain.getTokenBalances(wallet, mints);
+      // A feature asking for exactly what it planned (the same list) needs no set to check it.
+      const inPlan = mints === plan.mints || mints.every((mint) => (plannedMints ??= new Set(plan.mints)).has(mint));
+      if (!inPlan) return chain.getTokenBalances(wallet, mints);
       const all = await allPlanned();
       if (mints.length === all.size) return all;
       return new Map(mints.map((mint) => [mint, all.get(mint) ?? 0n]));
