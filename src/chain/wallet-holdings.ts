@@ -21,6 +21,13 @@ export interface WalletHoldings {
   balances(mints: readonly string[]): Promise<Map<string, bigint>>;
   /** Every token account the wallet owns under both programs (ChainReader.getTokenAccounts), read once. */
   tokenAccounts(): Promise<readonly OwnedTokenAccount[]>;
+  /**
+   * Starts the planned balances' read now, when it is the ATA path (a few keys in a shared
+   * getMultipleAccounts): a login calls it before the signature is verified, so it waits for the
+   * longer of the two instead of their sum. Never starts the token-account list (a scan). A
+   * failure is kept for the first balances() call; nothing is reported if none comes.
+   */
+  prefetch(): void;
 }
 
 export interface HoldingsPlan {
@@ -41,6 +48,9 @@ export function walletHoldings(chain: ChainReader, wallet: string, plan: Holding
 
   return {
     tokenAccounts,
+    prefetch() {
+      if (!fromList && plan.mints.length > 0) allPlanned().catch(() => {});
+    },
     async balances(mints) {
       if (fromList) {
         const owned = await tokenAccounts();

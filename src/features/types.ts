@@ -59,9 +59,10 @@ export interface Feature<Params = unknown> {
   limits?: readonly { status: 500; code: string }[];
   parse(headers: HeaderBag): Params;
   /**
-   * The mints whose balances `check` asks context.holdings for, when it asks for any: their ATAs
-   * are derived beside the signature check, off the event loop (ChainReader.atasToDerive), and a
-   * rule reads the balances of all its leaves together.
+   * The mints whose balances `check` asks context.holdings for, when it asks for any. At its own
+   * path the login reads them while the signature is being verified (WalletHoldings.prefetch); in
+   * a rule, the balances of all its leaves are read together after it, their ATAs derived in the
+   * verify task (ChainReader.atasToDerive).
    */
   heldMints?(params: Params): readonly string[];
   /** Whether `check` reads the wallet's whole token-account list (context.holdings.tokenAccounts()). */

@@ -222,12 +222,13 @@ async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun
   const nonce = headers.get('x-404-nonce') as string;
   const accepted = deps.nonces.accept(nonce, feature);
   const proof = readProof(mode, { feature, path: request.path, headers, wallet, nonce, accepted, config: deps.config, nowMs: deps.now() });
+  const checked = check.start(wallet, deps.chain.withDeadline(run.workDeadline), deps, run.workDeadline);
   await verifySignature(proof, wallet, check.heldMints, deps);
   run.stillWanted();
   await spendNonce(accepted.id, accepted.expiresAtMs, deps, run);
   run.stillWanted();
 
-  const passed = await check.run(wallet, deps.chain.withDeadline(run.workDeadline), deps, run.workDeadline);
+  const passed = await checked();
   run.stillWanted();
   return issueToken(request, wallet.address, passed, deps, mode);
 }
@@ -238,10 +239,17 @@ async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun
  * bad input answers 400 and leaves no state behind.
  */
 interface LoginCheck {
-  /** The balances the checks will ask for: their ATAs are derived beside the signature (verifySignature). */
+  /** The balances the checks will ask for: ATAs not derived yet are derived beside the signature (verifySignature). */
   heldMints: readonly string[];
-  /** `chain` carries the login's deadline (`deadlineMs`, performance.now() ms); reads that do not go through it (DAS) take the deadline itself. */
-  run(wallet: Wallet, chain: ChainReader, deps: GateDependencies, deadlineMs: number): Promise<Passed>;
+  /**
+   * Called before the signature is verified; returns the check, run once it is verified and the
+   * nonce spent. It may start only what is cheap and bounded by the policy beside the signature
+   * (WalletHoldings.prefetch: the planned ATAs, one shared getMultipleAccounts), never a read a
+   * caller without the wallet's key could make expensive (history, scans, DAS).
+   * `chain` carries the login's deadline (`deadlineMs`, performance.now() ms); reads that do not
+   * go through it (DAS) take the deadline itself.
+   */
+  start(wallet: Wallet, chain: ChainReader, deps: GateDependencies, deadlineMs: number): () => Promise<Passed>;
 }
 
 /** What a passed check puts in the success body and in the token. */
@@ -270,11 +278,14 @@ function featureCheck(request: AuthRequest, deps: GateDependencies): LoginCheck 
   const heldMints = own ? own.heldMints : (module.heldMints?.(params) ?? NO_MINTS);
   return {
     heldMints,
-    async run(wallet, chain, { config, now }, deadlineMs) {
+    start(wallet, chain, { config, now }, deadlineMs) {
       const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts: module.readsTokenAccounts?.(params) ?? false }, config.holdingsScope);
-      const results = await module.check(wallet.address, params, { chain, holdings, config, now, deadlineMs });
-      checkLocation(geo);
-      return { pol: own ? own.pol : named!.digest, claims: named ? { ...results, pnm: named.name } : results, body: results };
+      holdings.prefetch();
+      return async () => {
+        const results = await module.check(wallet.address, params, { chain, holdings, config, now, deadlineMs });
+        checkLocation(geo);
+        return { pol: own ? own.pol : named!.digest, claims: named ? { ...results, pnm: named.name } : results, body: results };
+      };
     },
   };
 }
@@ -284,7 +295,8 @@ function ruleCheck(request: AuthRequest, rule: Rule): LoginCheck {
   refuseHeadersBesideRule(rule, request.headers, request.policyQuery);
   return {
     heldMints: rule.heldMints,
-    async run(wallet, chain, { config, now }, deadlineMs) {
+    // A rule reads nothing before the signature: its wallet lists may decide it without a read (src/rules/evaluate.ts).
+    start: (wallet, chain, { config, now }, deadlineMs) => async () => {
       const outcome = await evaluateRule(rule, wallet, { chain, config, now, deadlineMs, latitude: request.headers.get('x-lat'), longitude: request.headers.get('x-long') });
       // Undecided (a leaf it needs could not be read): fail closed with that leaf's error, a 503 for an unreadable chain.
       if (outcome.passed === undefined) throw outcome.error;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { blockTimeDaysAgo } from '../../src/localnet/recipes.js';
-import { login } from '../helpers/client.js';
+import { get, getNonce, login, signedHeaders } from '../helpers/client.js';
 import { startStack, type Stack } from '../helpers/gate.js';
 import { expectLocationDenied, expectRefusal, expectToken, expectUpstreamFailure, fixtureWallet, logCalls, loginCounted, newWallet } from './features-kit.js';
 
@@ -92,6 +92,17 @@ describe('age', () => {
     const older = await loginCounted(stack, 'age', wallet.secretKey, age('50'));
     expect(older.calls).toEqual({ getSignaturesForAddress: 1 });
     expectRefusal(older, 500, 'WALLET_TOO_NEW');
+  });
+
+  it('a forged signature reads no history: only a verified wallet can make the gate page through it', async () => {
+    const owner = newWallet();
+    const state = stack.localnet.state;
+    state.addTransaction({ blockTime: blockTimeDaysAgo(state, 45), feePayer: owner.publicKey, instructions: [] });
+    const { nonce } = await getNonce(stack.gateUrl, 'age');
+    stack.localnet.resetStats();
+    const forged = await get(`${stack.gateUrl}/x404_auth/age`, { ...signedHeaders(newWallet().secretKey, nonce, 'age'), 'X-404-Addr': owner.publicKey, ...age('30') });
+    expectRefusal(forged, 401, 'INVALID_SIGNATURE');
+    expect(stack.localnet.stats().calls).toEqual({});
   });
 
   it('RPC failure → 503, no token', async () => {

@@ -415,6 +415,26 @@ describe('upstream failure and bad input (docs/api.md §7)', () => {
     expect(body.nonceSpent).toBe(false);
   });
 
+  // The planned balances are read beside the signature check (docs/architecture.md): what that
+  // read finds or fails with is never the answer to a signature that does not verify.
+  it('a forged signature answers 401 INVALID_SIGNATURE, not what the chain says or whether it can be read', async () => {
+    const holder = walletHolding([{ mint: banned, amount: '5' }]);
+    const attacker = newWallet();
+    for (const fault of [undefined, { mode: 'http500' as const }, { mode: 'timeout' as const }]) {
+      if (fault) stack.localnet.faults.set(fault);
+      const { nonce } = await getNonce(url, 'blacklist');
+      const forged = { ...signedHeaders(attacker, nonce, 'blacklist'), 'X-404-Addr': publicKeyOf(holder), ...policy() };
+      const attempt = await get(`${url}/x404_auth/blacklist`, forged);
+      stack.localnet.faults.clear();
+      expect(attempt.status, fault?.mode ?? 'chain up').toBe(401);
+      expect(attempt.body.error).toBe('INVALID_SIGNATURE');
+      // The nonce is still the owner's, and the owner gets the chain's real answer.
+      const real = await get(`${url}/x404_auth/blacklist`, { ...signedHeaders(holder, nonce, 'blacklist'), ...policy() });
+      expect(real.status).toBe(500);
+      expect(real.body.error).toBe('HOLDS_BANNED_TOKEN');
+    }
+  });
+
   it('a single transient RPC failure is retried and the login succeeds', async () => {
     const wallet = walletHolding([]);
     stack.localnet.faults.set({ mode: 'http500', count: 1 });
