@@ -223,7 +223,7 @@ async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun
   const accepted = deps.nonces.accept(nonce, feature);
   const proof = readProof(mode, { feature, path: request.path, headers, wallet, nonce, accepted, config: deps.config, nowMs: deps.now() });
   const checked = check.start(wallet, deps.chain.withDeadline(run.workDeadline), deps, run.workDeadline);
-  await verifySignature(proof, wallet, check.heldMints, deps);
+  await verifySignature(proof, wallet, check.verifyTaskMints, deps);
   run.stillWanted();
   await spendNonce(accepted.id, accepted.expiresAtMs, deps, run);
   run.stillWanted();
@@ -239,8 +239,11 @@ async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun
  * bad input answers 400 and leaves no state behind.
  */
 interface LoginCheck {
-  /** The balances the checks will ask for: ATAs not derived yet are derived beside the signature (verifySignature). */
-  heldMints: readonly string[];
+  /**
+   * Mints whose ATAs the verify task derives if not cached yet (verifySignature): a rule's, whose
+   * balances are read after the signature. A feature's read started by start() derives its own.
+   */
+  verifyTaskMints: readonly string[];
   /**
    * Called before the signature is verified; returns the check, run once it is verified and the
    * nonce spent. It may start only what is cheap and bounded by the policy beside the signature
@@ -276,10 +279,12 @@ function featureCheck(request: AuthRequest, deps: GateDependencies): LoginCheck 
   const geo: GeoPolicy = { ...(own ? own.geo : named!.geo), latitude: headers.get('x-lat'), longitude: headers.get('x-long') };
   const params = own ? own.params : named!.params;
   const heldMints = own ? own.heldMints : (module.heldMints?.(params) ?? NO_MINTS);
+  const tokenAccounts = module.readsTokenAccounts?.(params) ?? false;
   return {
-    heldMints,
+    // Balances that come from the wallet's list are not prefetched: the ATAs are then left to the verify task.
+    verifyTaskMints: tokenAccounts ? heldMints : NO_MINTS,
     start(wallet, chain, { config, now }, deadlineMs) {
-      const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts: module.readsTokenAccounts?.(params) ?? false }, config.holdingsScope);
+      const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts }, config.holdingsScope);
       holdings.prefetch();
       return async () => {
         const results = await module.check(wallet.address, params, { chain, holdings, config, now, deadlineMs });
@@ -294,7 +299,7 @@ function featureCheck(request: AuthRequest, deps: GateDependencies): LoginCheck 
 function ruleCheck(request: AuthRequest, rule: Rule): LoginCheck {
   refuseHeadersBesideRule(rule, request.headers, request.policyQuery);
   return {
-    heldMints: rule.heldMints,
+    verifyTaskMints: rule.heldMints,
     // A rule reads nothing before the signature: its wallet lists may decide it without a read (src/rules/evaluate.ts).
     start: (wallet, chain, { config, now }, deadlineMs) => async () => {
       const outcome = await evaluateRule(rule, wallet, { chain, config, now, deadlineMs, latitude: request.headers.get('x-lat'), longitude: request.headers.get('x-long') });
@@ -325,10 +330,10 @@ function parseWallet(headers: HeaderBag, feature: string): Wallet {
 
 /**
  * In the worker pool, whatever the mode: the bytes the wallet signed are in the proof. The same task
- * derives the wallet's ATAs of `heldMints` that are not cached yet (src/signature/verify-task.ts).
+ * derives the wallet's ATAs of `mints` that are not cached yet (src/signature/verify-task.ts).
  */
-async function verifySignature(proof: Proof, wallet: Wallet, heldMints: readonly string[], { signatures, chain }: GateDependencies): Promise<void> {
-  const seeds = heldMints.length > 0 ? chain.atasToDerive(wallet.address, heldMints) : [];
+async function verifySignature(proof: Proof, wallet: Wallet, mints: readonly string[], { signatures, chain }: GateDependencies): Promise<void> {
+  const seeds = mints.length > 0 ? chain.atasToDerive(wallet.address, mints) : [];
   const { valid, atas } = await signatures.verify(wallet.publicKey, proof.signed, proof.signature, seeds);
   if (atas.length > 0) chain.rememberAtas(seeds, atas);
   if (!valid) {
