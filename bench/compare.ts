@@ -8,13 +8,14 @@
  *   node dist/bench/compare.js --builds=dist,/tmp/v1/dist,/tmp/v2/dist --scenario=nonce
  *   node dist/bench/compare.js --builds=dist,dist --env1=RPC_BATCH_WINDOW_MS=0 --scenario=login   (settings: --envN for build N, 0-based, KEY=VALUE;KEY=VALUE)
  *   node dist/bench/compare.js --scenario=login,first --rounds=5     (several scenarios: each round runs them in turn on one gate)
+ *   node dist/bench/compare.js --steady=0 …   (no steady-state warm-up: each gate is timed after one login per wallet)
  *
  * Prints, per build and scenario, the median over rounds of req/s, p99 and gate CPU µs per request.
  */
 import path from 'node:path';
 import { setUpChain } from './chain-fixture.js';
 import { startGateProcess, startLocalnetProcess } from './processes.js';
-import { type BenchContext, loginBudget, runScenario, scenarioName, type ScenarioResult, warmUp } from './scenarios.js';
+import { type BenchContext, loginBudget, reachSteadyState, runScenario, STEADY_STATE_LOGINS, scenarioName, type ScenarioResult, warmUp } from './scenarios.js';
 import { benchWallets } from './wallets.js';
 
 const options = Object.fromEntries(
@@ -33,6 +34,8 @@ const rounds = Number(options.rounds ?? 3);
 const durationSec = Number(options.sec ?? 5);
 const connections = Number(options.connections ?? 64);
 const workerThreads = options.workers === undefined ? undefined : Number(options.workers);
+/** --steady=N: untimed warm logins before the timed runs (scenarios.ts STEADY_STATE_LOGINS; 0: none). */
+const steadyLogins = Number(options.steady ?? STEADY_STATE_LOGINS);
 const jwtSecret = 'x404-bench-compare-secret-0123456789abcdef';
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -48,7 +51,10 @@ try {
       const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads, distRoot, env });
       try {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-        if (scenarios.some((scenario) => scenario !== 'nonce')) await warmUp(ctx);
+        if (scenarios.some((scenario) => scenario !== 'nonce')) {
+          await warmUp(ctx);
+          if (steadyLogins > 0) await reachSteadyState(ctx, steadyLogins);
+        }
         ctx.tokens = ctx.tokens.slice(0, 256);
         const shape = { connections, durationSec, workerThreads: String(workerThreads ?? 'default') };
         for (const [which, scenario] of scenarios.entries()) {

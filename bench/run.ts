@@ -47,6 +47,8 @@ import {
   nonceScenario,
   prepareFirstLogins,
   prepareLogins,
+  reachSteadyState,
+  STEADY_STATE_LOGINS,
   reauthRequests,
   reauthScenario,
   type ScenarioResult,
@@ -68,6 +70,8 @@ const numberArg = (name: string, fallback: number): number => {
 const MAIN_SEC = quick ? 3 : 10;
 const SWEEP_SEC = quick ? 2 : 5;
 const MAIN_CONNECTIONS = 64;
+/** Untimed warm logins before each gate's timed warm-login runs (a smoke run warms less). */
+const STEADY_LOGINS = quick ? 25_000 : STEADY_STATE_LOGINS;
 const SWEEP_CONNECTIONS = [16, 64, 256];
 const SWEEP_WORKERS = [0, 1, 2];
 const WALLETS = 1000;
@@ -157,6 +161,7 @@ async function main(): Promise<void> {
       defaultWorkers = `default (${defaultWorkerThreads()})`;
       const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
       await warmUp(ctx);
+      await reachSteadyState(ctx, STEADY_LOGINS);
       tokens = ctx.tokens;
       ctx.tokens = ctx.tokens.slice(0, REAUTH_TOKENS);
       const shape = { connections: MAIN_CONNECTIONS, durationSec: MAIN_SEC, workerThreads: defaultWorkers };
@@ -197,6 +202,7 @@ async function main(): Promise<void> {
       await withGate(localnet, workers, async (gate) => {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
         await warmUp(ctx);
+        await reachSteadyState(ctx, STEADY_LOGINS);
         const label = workers === undefined ? defaultWorkers : '0';
         const result = await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, label, expectedRate, 'signed authentication, WORKER_THREADS=0 against the default');
         (workers === undefined ? poolCheck!.pooled : poolCheck!.inline).push(result);
@@ -210,6 +216,7 @@ async function main(): Promise<void> {
       async (gate) => {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
         await warmUp(ctx);
+        await reachSteadyState(ctx, STEADY_LOGINS);
         ctx.tokens = ctx.tokens.slice(0, REAUTH_TOKENS);
         const shape = { connections: MAIN_CONNECTIONS, durationSec: MAIN_SEC, workerThreads: defaultWorkers };
         main.push(await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, defaultWorkers, expectedRate, EDDSA_LOGIN));
@@ -228,6 +235,7 @@ async function main(): Promise<void> {
       async (gate) => {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
         await warmUp(ctx);
+        await reachSteadyState(ctx, STEADY_LOGINS);
         const order = [...SIGN_MODES, ...[...SIGN_MODES].reverse()];
         for (let round = 0; round < (quick ? 1 : 2); round++) {
           for (const mode of order) signModes.push(await timedLogins(ctx, MAIN_CONNECTIONS, SWEEP_SEC, defaultWorkers, expectedRate, `${SIGN_MODE_LOGIN}${mode}`, mode));
@@ -262,6 +270,7 @@ async function main(): Promise<void> {
         await withGate(localnet, workers, async (gate) => {
           const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
           await warmUp(ctx);
+          await reachSteadyState(ctx, STEADY_LOGINS);
           for (const connections of SWEEP_CONNECTIONS) {
             const result = await timedLogins(ctx, connections, SWEEP_SEC, String(workers), expectedRate);
             sweep.push(result);
@@ -330,6 +339,7 @@ async function main(): Promise<void> {
     signModes,
     launch,
     mainConnections: MAIN_CONNECTIONS,
+    steadyStateLogins: STEADY_LOGINS,
     wallets: WALLETS,
     durations: { main: MAIN_SEC, sweep: SWEEP_SEC },
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,

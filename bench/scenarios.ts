@@ -246,6 +246,32 @@ export async function warmUp(ctx: BenchContext, target = FEATURE): Promise<void>
 }
 
 /**
+ * Warm logins before a timed warm-login run, untimed. After warmUp's one login per wallet the
+ * gate is still compiling: 8 back-to-back 3-second runs on one fresh gate (2 cores, 64
+ * connections, ~36,000 logins each) cost 116.5, 108.2, 101.8, 101.2, 100.4, 98.1, 99.2 and
+ * 99.8 µs of CPU per login with the default pool, and 110.4 → 98.4 µs with WORKER_THREADS=0 —
+ * TurboFan on V8's helper threads and the event loop's not-yet-optimized code. The pool has two
+ * isolates to warm, so a short run charges it more than the inline verifier (bench/PROFILE.md,
+ * "steady state"). A gate serves for days; a warm login is measured after this.
+ */
+export const STEADY_STATE_LOGINS = 100_000;
+
+export async function reachSteadyState(ctx: BenchContext, logins = STEADY_STATE_LOGINS, target = FEATURE): Promise<void> {
+  const prepared = await prepareLogins(ctx, logins, undefined, 'challenge', target);
+  let failed = 0;
+  await runLoad({
+    url: ctx.gate.url + authPath(target),
+    connections: 64,
+    durationSec: 300,
+    amount: prepared.length - 128,
+    requests: loginRequests(prepared, (status) => {
+      if (status !== 200) failed++;
+    }, authPath(target)),
+  });
+  if (failed > 0) throw new Error(`steady-state warm-up: ${failed} of ${prepared.length} logins of ${target} failed`);
+}
+
+/**
  * Re-authentication requests: x-jwt plus the same policy headers the login carried, one static
  * request per token. autocannon builds static requests once per connection and then only cycles
  * through them, which keeps the load generator's cost per request as low as for nonce requests

@@ -32,7 +32,9 @@ export async function readAtaBalances(
   mints: readonly string[],
   deadlineMs = Infinity,
 ): Promise<Map<string, bigint>> {
-  const walletBytes = addressBytes(wallet);
+  // Decoded only when an account comes back to check against it: a wallet that holds none of the
+  // mints (a blacklist's usual answer: every ATA null) never needs its bytes (~0.5 µs a login).
+  let walletBytes: Buffer | undefined;
   const balances = new Map<string, bigint>();
   for (const mint of mints) balances.set(mint, 0n);
   const unknown: string[] = [];
@@ -62,7 +64,7 @@ export async function readAtaBalances(
     if (owners !== undefined && owners.has(mint) && owners.get(mint) !== program) return;
     if (account === null || account.owner !== program || account.data.length !== TOKEN_ACCOUNT_HEAD_SIZE) return;
     const head = readTokenAccountHead(account.data);
-    if (head.mint.equals(mintBytes) && head.owner.equals(walletBytes)) balances.set(mint, balances.get(mint)! + head.amount);
+    if (head.mint.equals(mintBytes) && head.owner.equals((walletBytes ??= addressBytes(wallet)))) balances.set(mint, balances.get(mint)! + head.amount);
   });
   return balances;
 }
