@@ -15,8 +15,8 @@
 import path from 'node:path';
 import { setUpChain } from './chain-fixture.js';
 import { startGateProcess, startLocalnetProcess } from './processes.js';
-import { type BenchContext, loginBudget, reachSteadyState, runScenario, STEADY_STATE_LOGINS, scenarioName, type ScenarioResult, warmUp } from './scenarios.js';
-import { benchWallets } from './wallets.js';
+import { type BenchContext, loginBudget, runScenario, STEADY_STATE_LOGINS, scenarioName, type ScenarioResult, warmUp } from './scenarios.js';
+import { benchWallets, FEATURE } from './wallets.js';
 
 const options = Object.fromEntries(
   process.argv
@@ -51,10 +51,7 @@ try {
       const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads, distRoot, env });
       try {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-        if (scenarios.some((scenario) => scenario !== 'nonce')) {
-          await warmUp(ctx);
-          if (steadyLogins > 0) await reachSteadyState(ctx, steadyLogins);
-        }
+        if (scenarios.some((scenario) => scenario !== 'nonce')) await warmUp(ctx, FEATURE, steadyLogins);
         ctx.tokens = ctx.tokens.slice(0, 256);
         const shape = { connections, durationSec, workerThreads: String(workerThreads ?? 'default') };
         for (const [which, scenario] of scenarios.entries()) {

@@ -49,7 +49,7 @@ export interface BenchReport {
   /** Signed logins per sign mode, several runs each in alternation. */
   signModes?: ScenarioResult[];
   mainConnections: number;
-  /** Untimed warm logins each gate served before its timed warm-login runs (scenarios.ts reachSteadyState); absent in reports from before it. */
+  /** Untimed warm logins each gate served before its timed warm-login runs (scenarios.ts STEADY_STATE_LOGINS); absent in reports from before it. */
   steadyStateLogins?: number;
   wallets: number;
   durations: { main: number; sweep: number };
@@ -244,7 +244,7 @@ export function renderReport(report: BenchReport): string {
     '- Gate CPU is utime+stime of the gate process (all threads, workers included) from /proc/<pid>/stat, per response; "of which main thread" is the event-loop thread alone (/proc/<pid>/task/<pid>/stat). RSS is VmRSS before → after.',
     '- Machine shares: all cores\' CPU time during the scenario (/proc/stat) split into the gate, the load generator, the local chain, everything else (other jobs on this shared machine) and idle.',
     '- Load-generator CPU is what autocannon (this process) used, per response: on 2 cores it competes with the gate.',
-    `- Logins: ${report.wallets} distinct wallets in rotation, blacklist with two mints (one excluded, one capped; half the wallets hold the capped one), nonces issued and challenges signed before the timed phase, each nonce used once. Before the runs each gate is warmed with one login per wallet${report.steadyStateLogins ? `, then ${report.steadyStateLogins.toLocaleString('en-US')} untimed warm logins, so the runs find its JIT settled as in a gate that has been serving (bench/scenarios.ts reachSteadyState)` : ''}.`,
+    `- Logins: ${report.wallets} distinct wallets in rotation, blacklist with two mints (one excluded, one capped; half the wallets hold the capped one), nonces issued and challenges signed before the timed phase, each nonce used once. Before the runs each gate is warmed with one login per wallet${report.steadyStateLogins ? `, then ${report.steadyStateLogins.toLocaleString('en-US')} untimed warm logins, so the runs find its JIT settled as in a gate that has been serving (bench/scenarios.ts STEADY_STATE_LOGINS)` : ''}.`,
     '- Re-authentication sends x-jwt plus the same four policy headers as the login (so the policy digest is checked), cycling over 256 of the tokens the warm-up logins got; the bare uWS route is sent the very same requests.',
     '- Mixed: each connection loops nonce → sign (node:crypto, in the load generator) → login; a response is either a nonce or a login.',
     '- Forward auth: GET /x404_verify?feature=blacklist with `Authorization: Bearer` cycling over the same 256 tokens (the proxy\'s question for each request it guards); the bare uWS route is sent the very same requests. The EdDSA rows come from a second gate with JWT_ALG=EdDSA (a fresh Ed25519 key), warmed up the same way; its tokens are signed with Ed25519 instead of HMAC, everything else is equal.',

@@ -47,14 +47,13 @@ import {
   nonceScenario,
   prepareFirstLogins,
   prepareLogins,
-  reachSteadyState,
   STEADY_STATE_LOGINS,
   reauthRequests,
   reauthScenario,
   type ScenarioResult,
   warmUp,
 } from './scenarios.js';
-import { AUTH_PATH, BENCH_SIWS_DOMAIN, benchWallets, SIGN_MODES, type BenchSignMode } from './wallets.js';
+import { AUTH_PATH, BENCH_SIWS_DOMAIN, benchWallets, FEATURE, SIGN_MODES, type BenchSignMode } from './wallets.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
@@ -160,8 +159,7 @@ async function main(): Promise<void> {
     await withGate(localnet, undefined, async (gate) => {
       defaultWorkers = `default (${defaultWorkerThreads()})`;
       const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-      await warmUp(ctx);
-      await reachSteadyState(ctx, STEADY_LOGINS);
+      await warmUp(ctx, FEATURE, STEADY_LOGINS);
       tokens = ctx.tokens;
       ctx.tokens = ctx.tokens.slice(0, REAUTH_TOKENS);
       const shape = { connections: MAIN_CONNECTIONS, durationSec: MAIN_SEC, workerThreads: defaultWorkers };
@@ -201,8 +199,7 @@ async function main(): Promise<void> {
       verify.laterPerCorePerSecond.push(measureVerifyCeiling(wallets, quick ? 300 : 1000).perCorePerSecond);
       await withGate(localnet, workers, async (gate) => {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-        await warmUp(ctx);
-        await reachSteadyState(ctx, STEADY_LOGINS);
+        await warmUp(ctx, FEATURE, STEADY_LOGINS);
         const label = workers === undefined ? defaultWorkers : '0';
         const result = await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, label, expectedRate, 'signed authentication, WORKER_THREADS=0 against the default');
         (workers === undefined ? poolCheck!.pooled : poolCheck!.inline).push(result);
@@ -215,8 +212,7 @@ async function main(): Promise<void> {
       undefined,
       async (gate) => {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-        await warmUp(ctx);
-        await reachSteadyState(ctx, STEADY_LOGINS);
+        await warmUp(ctx, FEATURE, STEADY_LOGINS);
         ctx.tokens = ctx.tokens.slice(0, REAUTH_TOKENS);
         const shape = { connections: MAIN_CONNECTIONS, durationSec: MAIN_SEC, workerThreads: defaultWorkers };
         main.push(await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, defaultWorkers, expectedRate, EDDSA_LOGIN));
@@ -234,8 +230,7 @@ async function main(): Promise<void> {
       undefined,
       async (gate) => {
         const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-        await warmUp(ctx);
-        await reachSteadyState(ctx, STEADY_LOGINS);
+        await warmUp(ctx, FEATURE, STEADY_LOGINS);
         const order = [...SIGN_MODES, ...[...SIGN_MODES].reverse()];
         for (let round = 0; round < (quick ? 1 : 2); round++) {
           for (const mode of order) signModes.push(await timedLogins(ctx, MAIN_CONNECTIONS, SWEEP_SEC, defaultWorkers, expectedRate, `${SIGN_MODE_LOGIN}${mode}`, mode));
@@ -269,8 +264,7 @@ async function main(): Promise<void> {
       for (const workers of SWEEP_WORKERS) {
         await withGate(localnet, workers, async (gate) => {
           const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-          await warmUp(ctx);
-          await reachSteadyState(ctx, STEADY_LOGINS);
+          await warmUp(ctx, FEATURE, STEADY_LOGINS);
           for (const connections of SWEEP_CONNECTIONS) {
             const result = await timedLogins(ctx, connections, SWEEP_SEC, String(workers), expectedRate);
             sweep.push(result);

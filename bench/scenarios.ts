@@ -215,60 +215,52 @@ export async function loginScenario(
 }
 
 /**
- * Untimed: one login per wallet, so the gate's caches and JIT are warm as in steady state, and the
- * tokens for re-authentication are collected.
+ * Untimed: one login per wallet, so the gate's caches are warm and the tokens for
+ * re-authentication are collected; then, when `steadyLogins` > 0, that many more warm logins, so a
+ * timed warm-login run finds the gate at steady state (STEADY_STATE_LOGINS says why).
  */
-export async function warmUp(ctx: BenchContext, target = FEATURE): Promise<void> {
-  const logins = await prepareLogins(ctx, ctx.wallets.length + 256, undefined, 'challenge', target);
+export async function warmUp(ctx: BenchContext, target = FEATURE, steadyLogins = 0): Promise<void> {
   const tokens = new Map<string, string>();
+  await untimedLogins(ctx, ctx.wallets.length, target, (body) => {
+    const reply = JSON.parse(body) as { token: string; publicKey: string };
+    tokens.set(reply.publicKey, reply.token);
+  });
+  ctx.tokens = [...tokens.values()];
+  if (steadyLogins > 0) await untimedLogins(ctx, steadyLogins, target);
+}
+
+/**
+ * After one login per wallet the gate is still compiling: 8 back-to-back 3-second runs on one
+ * fresh gate (2 cores, 64 connections, ~36,000 logins each) cost 116.5, 108.2, 101.8, 101.2,
+ * 100.4, 98.1, 99.2 and 99.8 µs of CPU per login with the default pool, and 110.4 → 98.4 µs with
+ * WORKER_THREADS=0 — TurboFan on V8's helper threads and the event loop's not-yet-optimized code.
+ * The pool has two isolates to warm, so a short run charges it more than the inline verifier
+ * (bench/PROFILE.md, "steady state"). A gate serves for days; a warm login is measured after this
+ * many untimed ones (warmUp's `steadyLogins`).
+ */
+export const STEADY_STATE_LOGINS = 100_000;
+
+/** `count` signed logins at 64 connections, untimed; any answer but 200 fails the bench. */
+async function untimedLogins(ctx: BenchContext, count: number, target: string, onSuccess?: (body: string) => void): Promise<void> {
+  // A few more prepared than sent: autocannon may start a request or two past `amount`.
+  const logins = await prepareLogins(ctx, count + 256, undefined, 'challenge', target);
   const failures: Record<string, number> = {};
   await runLoad({
     url: ctx.gate.url + authPath(target),
     connections: 64,
-    durationSec: 120,
-    amount: ctx.wallets.length,
+    durationSec: 300,
+    amount: count,
     requests: loginRequests(
       logins,
       (status, body) => {
-        if (status !== 200) {
-          const key = `${status} ${body.slice(0, 200)}`;
-          failures[key] = (failures[key] ?? 0) + 1;
-          return;
-        }
-        const reply = JSON.parse(body) as { token: string; publicKey: string };
-        tokens.set(reply.publicKey, reply.token);
+        if (status === 200) return onSuccess?.(body);
+        const key = `${status} ${body.slice(0, 200)}`;
+        failures[key] = (failures[key] ?? 0) + 1;
       },
       authPath(target),
     ),
   });
-  if (Object.keys(failures).length > 0) throw new Error(`warm-up logins of ${target} failed: ${JSON.stringify(failures)}`);
-  ctx.tokens = [...tokens.values()];
-}
-
-/**
- * Warm logins before a timed warm-login run, untimed. After warmUp's one login per wallet the
- * gate is still compiling: 8 back-to-back 3-second runs on one fresh gate (2 cores, 64
- * connections, ~36,000 logins each) cost 116.5, 108.2, 101.8, 101.2, 100.4, 98.1, 99.2 and
- * 99.8 µs of CPU per login with the default pool, and 110.4 → 98.4 µs with WORKER_THREADS=0 —
- * TurboFan on V8's helper threads and the event loop's not-yet-optimized code. The pool has two
- * isolates to warm, so a short run charges it more than the inline verifier (bench/PROFILE.md,
- * "steady state"). A gate serves for days; a warm login is measured after this.
- */
-export const STEADY_STATE_LOGINS = 100_000;
-
-export async function reachSteadyState(ctx: BenchContext, logins = STEADY_STATE_LOGINS, target = FEATURE): Promise<void> {
-  const prepared = await prepareLogins(ctx, logins, undefined, 'challenge', target);
-  let failed = 0;
-  await runLoad({
-    url: ctx.gate.url + authPath(target),
-    connections: 64,
-    durationSec: 300,
-    amount: prepared.length - 128,
-    requests: loginRequests(prepared, (status) => {
-      if (status !== 200) failed++;
-    }, authPath(target)),
-  });
-  if (failed > 0) throw new Error(`steady-state warm-up: ${failed} of ${prepared.length} logins of ${target} failed`);
+  if (Object.keys(failures).length > 0) throw new Error(`untimed logins of ${target} failed: ${JSON.stringify(failures)}`);
 }
 
 /**
