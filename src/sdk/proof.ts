@@ -1,7 +1,7 @@
 import bs58 from 'bs58';
 import { defaultOffchainMessage } from '../sign-modes/offchain-message.js';
 import { buildChallenge } from './challenge.js';
-import { unsignedMemoTransaction, type ResolvedSigner, type SignInInput } from './signer.js';
+import { refuseWeakAddress, refuseWeakSignature, unsignedMemoTransaction, type ResolvedSigner, type SignInInput } from './signer.js';
 
 /**
  * How the wallet proves itself (the gate's X-404-Sign-Mode):
@@ -61,8 +61,21 @@ export interface ProofInput {
   offer: GateSignInOffer;
 }
 
-/** The login headers that carry the proof: X-404-Signature, X-404-Addr and, beyond the challenge, the mode and its message. */
-export async function signProof({ mode, signer, feature, nonce, mechanism, offer }: ProofInput): Promise<Record<string, string>> {
+/**
+ * The login headers that carry the proof: X-404-Signature, X-404-Addr and, beyond the challenge, the
+ * mode and its message. What the wallet returned is held to the gate's strict rules first (a key
+ * and an R not of small order and canonically encoded, S below the group order): a wallet that
+ * breaks them fails here, before the gate spends a request on it.
+ */
+export async function signProof(input: ProofInput): Promise<Record<string, string>> {
+  const headers = await signedProofHeaders(input);
+  const address = headers['x-404-addr'] as string;
+  refuseWeakAddress(address, 'the wallet signed as');
+  refuseWeakSignature(address, bs58.decode(headers['x-404-signature'] as string), `the wallet (sign mode ${input.mode})`);
+  return headers;
+}
+
+async function signedProofHeaders({ mode, signer, feature, nonce, mechanism, offer }: ProofInput): Promise<Record<string, string>> {
   const challenge = buildChallenge(nonce, feature, mechanism);
   const need = <T>(method: T | undefined, name: string): T => {
     if (method === undefined) throw new SignModeUnavailable(`sign mode ${mode} needs the wallet's ${name}`);

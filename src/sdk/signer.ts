@@ -1,7 +1,9 @@
 import * as ed from '@noble/ed25519';
 import bs58 from 'bs58';
 import { createSignInMessageText } from '@solana/wallet-standard-util';
+import { decodeBase58 } from '../lib/base58.js';
 import { memoTransactionMessage, serializeSignedTransaction } from '../sign-modes/memo-transaction.js';
+import { strictEd25519KeyRefusal, strictEd25519Refusal } from '../signature/strict-ed25519.js';
 
 /**
  * What `authenticate` can sign with:
@@ -143,9 +145,29 @@ function checkedSignature(signature: unknown, what: string): Uint8Array {
   return signature;
 }
 
+/**
+ * The gate's strict ed25519 rules (src/signature/strict-ed25519.ts), applied before anything is
+ * signed or sent: a wallet (adapter) that hands out a key of small order or not canonically encoded
+ * — one anyone could "sign" for, which every gate refuses — fails here with SIGNING_ERROR, and the
+ * SDK never presents it. An address that is not 32 bytes of base58 is left to the gate to refuse.
+ */
+export function refuseWeakAddress(address: string, what: string): void {
+  const key = decodeBase58(address);
+  const refusal = key?.length === 32 ? strictEd25519KeyRefusal(key) : undefined;
+  if (refusal) throw new TypeError(`${what} ${address} cannot sign in: ${refusal.message}`);
+}
+
+/** The same rules on what a wallet signed: its R and S, with the key it signed as. */
+export function refuseWeakSignature(address: string, signature: Uint8Array, what: string): void {
+  const key = decodeBase58(address);
+  const refusal = key?.length === 32 && signature.length === 64 ? strictEd25519Refusal(key, signature) : undefined;
+  if (refusal) throw new TypeError(`${what} returned a signature no gate accepts: ${refusal.message}`);
+}
+
 function walletSigner(wallet: WalletSigner): ResolvedSigner {
   if (!wallet.publicKey) throw new TypeError('the wallet is not connected (signer.publicKey is empty); call connect() first');
   const address = publicKeyToBase58(wallet.publicKey);
+  refuseWeakAddress(address, 'the wallet\'s public key');
   const resolved: ResolvedSigner = { address, hardware: wallet.hardware === true };
   if (typeof wallet.signMessage === 'function') {
     const signMessage = wallet.signMessage.bind(wallet);
@@ -180,6 +202,7 @@ function featureMethod(wallet: StandardWallet, feature: `${string}:${string}`, m
 
 function standardWalletSigner({ wallet, account = wallet.accounts[0], chain = 'solana:mainnet', hardware }: StandardWalletSigner): ResolvedSigner {
   if (!account) throw new TypeError('the wallet has no account; call its standard:connect feature first');
+  refuseWeakAddress(account.address, 'the wallet\'s account');
   const resolved: ResolvedSigner = { address: account.address, hardware: hardware === true };
   const signMessage = featureMethod(wallet, 'solana:signMessage', 'signMessage');
   if (signMessage) {

@@ -1,4 +1,5 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { strictEd25519Refusal } from './strict-ed25519.js';
 
 /**
  * Ed25519 verification with node:crypto (OpenSSL): about 130 µs here against about 1.4 ms for
@@ -30,8 +31,15 @@ export function cachedKeyCount(): number {
   return importedKeys.size;
 }
 
+/**
+ * Strict ed25519 verification, the one every sign mode goes through (in the worker pool, or inline
+ * with WORKER_THREADS=0): a public key or R of small order or not canonically encoded, and S ≥ ℓ,
+ * are refused before OpenSSL sees them (strict-ed25519.ts: OpenSSL alone lets anyone sign for the
+ * small-order keys), then OpenSSL checks the equation.
+ */
 export function verifyEd25519(rawPublicKey: Uint8Array, message: Uint8Array | string, signature: Uint8Array): boolean {
   if (rawPublicKey.length !== 32 || signature.length !== 64) return false;
+  if (strictEd25519Refusal(rawPublicKey, signature) !== undefined) return false;
   try {
     const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
     const x = Buffer.from(rawPublicKey.buffer, rawPublicKey.byteOffset, rawPublicKey.byteLength).toString('base64url');

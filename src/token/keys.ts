@@ -2,6 +2,7 @@ import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } fr
 import { readFileSync, statSync } from 'node:fs';
 import { calculateJwkThumbprint } from 'jose';
 import { ConfigError, type JwtAlg } from '../config.js';
+import { strictEd25519KeyRefusal } from '../signature/strict-ed25519.js';
 
 /**
  * The gate's token keys for JWT_ALG=EdDSA or ES256 (JWT_PRIVATE_KEYS_FILE): PEM blocks or a JWK
@@ -52,6 +53,10 @@ export async function loadTokenKeys(path: string, alg: AsymmetricAlg): Promise<T
       if (keyAlg !== alg) fail(`${where} signs, so it must be a ${alg === 'EdDSA' ? 'Ed25519' : 'P-256'} key for JWT_ALG=${alg}, but it is ${describeKey(publicKey)}`);
     }
     const jwk = publicKey.export({ format: 'jwk' });
+    // A retired key is public only and could be any 32 bytes: one of small order would let anyone
+    // make tokens that verify (src/signature/strict-ed25519.ts). A private key's never is.
+    const weak = keyAlg === 'EdDSA' ? strictEd25519KeyRefusal(Buffer.from(jwk.x as string, 'base64url')) : undefined;
+    if (weak) fail(`${where} is refused: ${weak.message}, so tokens under it would prove nothing`);
     const kid = entry.kid ?? (await calculateJwkThumbprint(jwk as Parameters<typeof calculateJwkThumbprint>[0], 'sha256'));
     if (!KID_PATTERN.test(kid)) fail(`${where} has kid ${JSON.stringify(kid.slice(0, 40))}; a kid is 1–128 of A-Z a-z 0-9 . _ ~ -`);
     if (keys.some((key) => key.kid === kid)) fail(`${where} repeats kid ${kid}`);

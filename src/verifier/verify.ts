@@ -1,5 +1,7 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { base64url, createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { decodeBase58 } from '../lib/base58.js';
 import type { GateTokenClaims } from '../sdk/claims.js';
+import { isReducedScalar, strictEd25519KeyRefusal, weakPointEncoding } from '../signature/strict-ed25519.js';
 import { isFeature, type Feature, type PolicyFor } from '../sdk/policy.js';
 import { policyDigest } from './policy-digest.js';
 
@@ -89,14 +91,18 @@ function keyFor(source: GateKeySource): { key: Uint8Array | JWTVerifyGetKey; alg
     const url = new URL(source.jwks);
     let set = remoteSets.get(url.href);
     if (set === undefined) {
-      set = createRemoteJWKSet(url);
+      const remote = createRemoteJWKSet(url);
+      set = strictKeyLookup(remote, () => remote.jwks());
       remoteSets.set(url.href, set);
     }
     return { key: set, algorithms: ASYMMETRIC_ALGORITHMS, remote: true };
   }
   let local = localSets.get(source.jwks);
   if (local === undefined) {
-    local = { getKey: createLocalJWKSet(source.jwks), algorithms: algorithmsOf(source.jwks) };
+    const algorithms = algorithmsOf(source.jwks);
+    const weak = weakEd25519Key(source.jwks, undefined);
+    if (weak) throw new TypeError(`jwks: ${weak}`);
+    local = { getKey: createLocalJWKSet(source.jwks), algorithms };
     localSets.set(source.jwks, local);
   }
   return { key: local.getKey, algorithms: local.algorithms, remote: false };
@@ -115,9 +121,70 @@ function algorithmsOf(set: JSONWebKeySet): string[] {
 }
 
 /**
+ * The gate's strict ed25519 rules (src/signature/strict-ed25519.ts) applied to its key set: an
+ * Ed25519 key of small order or not canonically encoded is one anyone can make signatures for, so a
+ * token "signed" by it proves nothing. A set held locally is refused when given (TypeError); a
+ * fetched set is checked at each lookup, as jose may have refetched it.
+ */
+function strictKeyLookup(getKey: JWTVerifyGetKey, currentSet: () => JSONWebKeySet | undefined): JWTVerifyGetKey {
+  return async (header, token) => {
+    const key = await getKey(header, token);
+    if (header.alg === 'EdDSA' || header.alg === 'Ed25519') {
+      const weak = weakEd25519Key(currentSet(), header.kid);
+      if (weak) throw new GateTokenError('INVALID_TOKEN', `The gate's key set is unsafe: ${weak}`);
+    }
+    return key;
+  };
+}
+
+/** Why an Ed25519 key of the set (those under `kid`, when given) is refused, or undefined. */
+function weakEd25519Key(set: JSONWebKeySet | undefined, kid: string | undefined): string | undefined {
+  for (const jwk of set?.keys ?? []) {
+    if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || (kid !== undefined && jwk.kid !== kid)) continue;
+    let raw: Uint8Array;
+    try {
+      raw = base64url.decode(String(jwk.x));
+    } catch {
+      continue; // not base64url: jose refuses to import it
+    }
+    const refusal = raw.length === 32 ? strictEd25519KeyRefusal(raw) : undefined;
+    if (refusal) return `Ed25519 key ${jwk.kid === undefined ? '' : `"${jwk.kid}" `}is refused: ${refusal.message}`;
+  }
+  return undefined;
+}
+
+/** An EdDSA token's signature under the same rules: R not of small order and canonically encoded, S below ℓ. */
+function weakTokenSignature(token: string): string | undefined {
+  let signature: Uint8Array;
+  try {
+    signature = base64url.decode(token.slice(token.lastIndexOf('.') + 1));
+  } catch {
+    return 'its signature is not base64url';
+  }
+  if (signature.length !== 64) return 'its signature is not 64 bytes';
+  const r = weakPointEncoding(signature, 0);
+  if (r !== undefined) return `its signature's R is ${r === 'small order' ? 'a point of small order' : 'not canonically encoded'}`;
+  if (!isReducedScalar(signature, 32)) return "its signature's S is not below the group order";
+  return undefined;
+}
+
+/**
+ * A token's wallet must be one a signature can come from: a gate before strict signature checks
+ * could be made to sign a token for a key of small order (such as the System Program's address)
+ * without anyone holding it. Only an address of 32 bytes is judged; other subjects are left alone.
+ */
+function weakWallet(sub: unknown): string | undefined {
+  if (typeof sub !== 'string') return undefined;
+  const key = decodeBase58(sub);
+  const refusal = key?.length === 32 ? strictEd25519KeyRefusal(key) : undefined;
+  return refusal && `The token's wallet ${sub} is an address no key signs for (${refusal.message}); no gate with strict signature checks issues such a token`;
+}
+
+/**
  * Verify a token issued by the gate: the signature (HS256 with `secret`, or EdDSA/ES256 with the
  * gate's `jwks`; the allowed algorithms follow from the key, never from the token, so `alg: none`
- * and algorithm confusion cannot pass), expiry, `iss`/`aud` when asked, then `feature` or `rule`, the
+ * and algorithm confusion cannot pass; Ed25519 keys and signatures held to the gate's strict rules),
+ * a wallet a signature can come from, expiry, `iss`/`aud` when asked, then `feature` or `rule`, the
  * policy (`pol` for `policy`, `pnm` for `policyName`, `pol` for `rulePol`) and the wallet. Resolves the claims or rejects with
  * GateTokenError. Runs in Node and on edge runtimes (jose, WebCrypto, fetch).
  */
@@ -131,7 +198,7 @@ export async function verifyGateToken<F extends Feature>(token: string, options:
 
   let claims: GateTokenClaims;
   try {
-    const { payload } = await jwtVerify(token, key as Uint8Array, {
+    const { payload, protectedHeader } = await jwtVerify(token, key as Uint8Array, {
       algorithms,
       requiredClaims: ['sub', 'feature', 'exp', 'iat'],
       clockTolerance: options.clockToleranceSeconds ?? 0,
@@ -139,7 +206,10 @@ export async function verifyGateToken<F extends Feature>(token: string, options:
       ...(options.audience === undefined ? {} : { audience: options.audience }),
     });
     claims = payload as GateTokenClaims;
+    const weakSignature = protectedHeader.alg === 'EdDSA' || protectedHeader.alg === 'Ed25519' ? weakTokenSignature(token) : undefined;
+    if (weakSignature) throw new GateTokenError('INVALID_TOKEN', `The token is not a valid gate token: ${weakSignature}`);
   } catch (error) {
+    if (error instanceof GateTokenError) throw error;
     if (error instanceof joseErrors.JWTExpired) throw new GateTokenError('TOKEN_EXPIRED', 'The token has expired', { cause: error });
     if (remote && keySetUnavailable(error)) {
       throw new GateTokenError('JWKS_UNAVAILABLE', `The gate's key set could not be fetched: ${(error as Error).message}`, { cause: error });
@@ -148,6 +218,8 @@ export async function verifyGateToken<F extends Feature>(token: string, options:
     throw new GateTokenError('INVALID_TOKEN', `The token is not a valid gate token: ${(error as Error).message}`, { cause: error });
   }
 
+  const unsigned = weakWallet(claims.sub);
+  if (unsigned) throw new GateTokenError('INVALID_TOKEN', unsigned);
   const expected = options.rule ?? options.feature;
   if (claims.feature !== expected) {
     throw new GateTokenError('FEATURE_MISMATCH', `The token is for ${typeof claims.rul === 'string' ? 'rule' : 'feature'} "${String(claims.feature)}", not "${expected}"`);

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import { describe, expect, it } from 'vitest';
 import { verifyBatch, verifyEd25519 } from '../../src/signature/ed25519.js';
+import { strictEd25519Refusal } from '../../src/signature/strict-ed25519.js';
 
 ed.hashes.sha512 = (message: Uint8Array) => new Uint8Array(createHash('sha512').update(message).digest());
 
@@ -33,7 +34,8 @@ const RFC8032 = [
 ];
 
 describe('ed25519 verification (node:crypto)', () => {
-  it.each(RFC8032)('accepts the RFC 8032 vector for public key $publicKey', (vector) => {
+  it.each(RFC8032)('accepts the RFC 8032 vector for public key $publicKey, which the strict rules let through', (vector) => {
+    expect(strictEd25519Refusal(hex(vector.publicKey), hex(vector.signature))).toBeUndefined();
     expect(verifyEd25519(hex(vector.publicKey), hex(vector.message), hex(vector.signature))).toBe(true);
   });
 
