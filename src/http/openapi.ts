@@ -8,6 +8,7 @@
 
 import { SIGN_MODES } from '../config.js';
 import { FEATURE_NAMES, type FeatureName } from '../features/names.js';
+import { MAX_COLLECTIONS, MAX_CREATORS } from '../features/collection.js';
 import { FEATURES } from '../features/registry.js';
 import type { Rule } from '../rules/types.js';
 
@@ -137,14 +138,14 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
   collection: [
     {
       name: 'collections',
-      description: 'JSON array of verified collection addresses (at most 100): Token Metadata collection mints, Token-2022 groups, Core collections. At least one of collections and creators is needed.',
-      json: { type: 'array', items: MINT, maxItems: 100 },
+      description: `JSON array of verified collection addresses (at most ${MAX_COLLECTIONS}: each is a program scan per login): Token Metadata collection mints, Token-2022 groups, Core collections. At least one of collections and creators is needed.`,
+      json: { type: 'array', items: MINT, maxItems: MAX_COLLECTIONS },
       example: '["J1S9H3QjnRtBbbuD4HjPV6RpRhwuk4zKbxsnCHuTgh9w"]',
     },
     {
       name: 'creators',
-      description: 'JSON array of verified first-creator addresses (at most 100), the older way of naming a collection (Token Metadata and compressed NFTs).',
-      json: { type: 'array', items: MINT, maxItems: 100 },
+      description: `JSON array of verified first-creator addresses (at most ${MAX_CREATORS}), the older way of naming a collection (Token Metadata and compressed NFTs).`,
+      json: { type: 'array', items: MINT, maxItems: MAX_CREATORS },
     },
     { name: 'min_count', description: 'How many NFTs must count, 1 to 1000 (default 1).', schema: { type: 'string', pattern: '^[0-9]+$' } },
     ...GEO_HEADERS(false),
