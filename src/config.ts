@@ -76,6 +76,8 @@ export interface Config {
   cookieName: string;
   /** Set the cookie on a successful sign-in. */
   setCookie: boolean;
+  /** Answer forward auth under /x404_verify/<guarded path> too (Envoy ext_authz path_prefix), requirements from headers only. */
+  forwardAuthSubpaths: boolean;
   /** The proofs a login may send (X-404-Sign-Mode); `challenge` is the seed's signed string. */
   signModes: readonly SignMode[];
   /** Sign In With Solana: the domains (host[:port]) a message may name; siws is off without them. */
@@ -350,6 +352,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtAudience: claimValue(env, 'JWT_AUDIENCE'),
     cookieName: cookieName(env),
     setCookie: oneOf(env, 'X404_SET_COOKIE', 'false', ['true', 'false'] as const) === 'true',
+    forwardAuthSubpaths: oneOf(env, 'FORWARD_AUTH_SUBPATHS', 'false', ['true', 'false'] as const) === 'true',
     ...signInSettings(env),
   };
 }

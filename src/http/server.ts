@@ -2,7 +2,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { GateError, internalError } from '../errors.js';
-import { handleForwardAuth } from '../gate/forward-auth.js';
+import { FORWARD_AUTH_PATH, handleForwardAuth, isForwardAuthPath } from '../gate/forward-auth.js';
 import { handleAuthRequest, type GateDependencies, type GateResponse } from '../gate/pipeline.js';
 import { isFeatureName } from '../features/names.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
@@ -42,8 +42,6 @@ export type ExtraRoute = (request: { query: string }) => Promise<RawBody>;
 type Answer = GateResponse & { raw?: RawBody };
 const JSON_TYPE = 'application/json; charset=utf-8';
 const AUTH_PREFIX = '/x404_auth/';
-const FORWARD_AUTH_PATH = '/x404_verify';
-const FORWARD_AUTH_SUFFIXED = `${FORWARD_AUTH_PATH}/`;
 const POLICIES_PATH = '/x404_policies';
 const JWKS_PATH = '/.well-known/jwks.json';
 /**
@@ -124,13 +122,12 @@ export async function startServer(
       });
     }
     // Before the preflight answer: a proxy asks with the method of the request it guards, OPTIONS
-    // included, and a 204 here would let that request through without a token.
-    // `/x404_verify/<the guarded path>` too, as Envoy's ext_authz (path_prefix) asks: the query is then
-    // the guarded request's, not the proxy configuration's, so it is not read.
-    if (path === FORWARD_AUTH_PATH || path.startsWith(FORWARD_AUTH_SUFFIXED)) {
+    // included, and a 204 here would let that request through without a token. Every spelling of
+    // the path comes here, so a mistyped route is refused with a 401 naming it (src/gate/forward-auth.ts).
+    if (isForwardAuthPath(path)) {
       state.route = FORWARD_AUTH_PATH;
       // Not rate limited: the proxy calls once per request it guards, from its own address.
-      const request = { headers: state.headers, query: path === FORWARD_AUTH_PATH ? req.getQuery() : '' };
+      const request = { headers: state.headers, path, query: req.getQuery() ?? '' };
       return serve(res, state, () => handleForwardAuth(request, deps));
     }
     if (method === 'OPTIONS') {

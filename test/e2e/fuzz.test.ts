@@ -38,7 +38,7 @@ const ROUTES = [...FEATURES.map((feature) => `/x404_auth/${feature}`), '/x404_ve
 /** docs/api.md §3–§7: the codes each status may carry. 200 and 204 carry none. */
 const CODES_BY_STATUS: Record<number, ReadonlySet<string>> = {
   400: new Set(['MISSING_HEADER', 'INVALID_HEADER', 'FEATURE_MISMATCH']),
-  401: new Set(['INVALID_NONCE', 'NONCE_EXPIRED', 'NONCE_REUSED', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'POLICY_MISMATCH', 'MISSING_TOKEN', 'TOKEN_EXPIRED', 'FEATURE_MISMATCH']),
+  401: new Set(['INVALID_NONCE', 'NONCE_EXPIRED', 'NONCE_REUSED', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'POLICY_MISMATCH', 'MISSING_TOKEN', 'TOKEN_EXPIRED', 'FEATURE_MISMATCH', 'INVALID_REQUIREMENT']),
   403: new Set(['EXCEEDS_MAX_HOLDING']),
   404: new Set(['NOT_FOUND']),
   405: new Set(['METHOD_NOT_ALLOWED']),
