@@ -317,6 +317,49 @@ describe('an HS256 gate', () => {
   });
 });
 
+describe('JWT_ISSUER and JWT_AUDIENCE are checked wherever a token is accepted', () => {
+  const gates: GateProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(gates.map((gate) => gate.stop('SIGKILL')));
+  });
+
+  it('a token of another gate sharing JWT_SECRET (other iss, other aud, or none) → 401 at re-authentication, /x404_verify (Bearer, x-jwt, cookie), x404 verify and verifyGateToken', async () => {
+    const secret = testSecret();
+    const env = (claims: Record<string, string>): Record<string, string> => ({ JWT_SECRET: secret, ...claims });
+    const ours = { JWT_ISSUER: 'https://gate-a.example', JWT_AUDIENCE: 'mint-a' };
+    const started = await Promise.all(
+      [ours, { JWT_ISSUER: 'https://gate-b.example', JWT_AUDIENCE: 'mint-a' }, { JWT_ISSUER: 'https://gate-a.example', JWT_AUDIENCE: 'mint-b' }, {}].map((claims) =>
+        startGate({ rpcUrl: stack.localnet.url, env: env(claims) }),
+      ),
+    );
+    gates.push(...started);
+    const [gate, ...others] = started as [GateProcess, ...GateProcess[]];
+    const policy = { excluded_mints: [], max_holdings: {} };
+    const tokenOf = async (issuing: GateProcess): Promise<string> =>
+      (await authenticate({ baseUrl: issuing.url, feature: 'blacklist', policy, signer: { secretKey: clean.secretKey }, storage: false })).token;
+    const policyHeaders = { excluded_mints: '[]', max_holdings: '{}', geo_code: 'false', geo_code_locs: '' };
+
+    const accepted = async (token: string): Promise<boolean[]> => [
+      (await get(`${gate.url}/x404_auth/blacklist`, { 'x-jwt': token, ...policyHeaders })).status === 200,
+      (await get(`${gate.url}/x404_verify?feature=blacklist`, { Authorization: `Bearer ${token}` })).status === 200,
+      (await get(`${gate.url}/x404_verify?feature=blacklist`, { 'x-jwt': token })).status === 200,
+      (await get(`${gate.url}/x404_verify?feature=blacklist`, { Cookie: `x404_token=${token}` })).status === 200,
+      (await x404(['verify', token, '--feature', 'blacklist'], { env: { JWT_SECRET: secret, ...ours } })).code === 0,
+      await verifyGateToken(token, { secret, feature: 'blacklist', issuer: ours.JWT_ISSUER, audience: ours.JWT_AUDIENCE }).then(() => true, () => false),
+    ];
+    expect(await accepted(await tokenOf(gate))).toEqual([true, true, true, true, true, true]);
+    for (const other of others) {
+      const token = await tokenOf(other);
+      expect(await accepted(token), JSON.stringify(decodeJwt(token))).toEqual([false, false, false, false, false, false]);
+      const refused = await get(`${gate.url}/x404_verify?feature=blacklist`, { Authorization: `Bearer ${token}` });
+      expect([refused.status, refused.body.error]).toEqual([401, 'INVALID_TOKEN']);
+      expect(refused.body.message).toMatch(/not issued by this gate \((The (iss|aud) claim (value is not allowed|is required)|None of aud claim values are allowed)/);
+      const reauth = await get(`${gate.url}/x404_auth/blacklist`, { 'x-jwt': token, ...policyHeaders });
+      expect([reauth.status, reauth.body.error]).toEqual([401, 'INVALID_TOKEN']);
+    }
+  });
+});
+
 describe('start-up errors of asymmetric tokens', () => {
   const base = (): Record<string, string> => ({ JWT_SECRET: testSecret(), SOLANA_RPC_URL: stack.localnet.url, PORT: '0', JWT_ALG: 'EdDSA', JWT_ISSUER: ISSUER });
   it.each([
