@@ -1,5 +1,6 @@
 import os from 'node:os';
 import ms from 'ms';
+import { LOOPBACK_RANGES, parseAddressRange, type AddressRange } from './http/client-address.js';
 import { DEFAULT_KEY_PREFIX, keyPrefixProblem } from './redis/keys.js';
 import { CHAIN_ID as SIWS_CHAIN_ID, isSiwsStatement } from './sign-modes/siws.js';
 
@@ -22,6 +23,8 @@ export interface Config {
   redisCluster: boolean;
   redisKeyPrefix: string;
   trustProxy: number;
+  /** The proxies whose X-Forwarded-For entries are believed (TRUSTED_PROXIES); loopback by default. */
+  trustedProxies: readonly AddressRange[];
   rateLimitPerMinute: number;
   /** Worker threads verifying signatures; 0 verifies on the main thread. */
   workerThreads: number;
@@ -248,6 +251,17 @@ function asymmetricSettings(env: Env, alg: JwtAlg): { jwtPrivateKeysFile: string
   return { jwtPrivateKeysFile, jwtIssuer };
 }
 
+/** TRUSTED_PROXIES: comma-separated IPv4/IPv6 CIDRs or addresses. */
+function trustedProxies(env: Env): AddressRange[] {
+  const entries = text(env, 'TRUSTED_PROXIES', LOOPBACK_RANGES).split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (entries.length === 0) throw new ConfigError('TRUSTED_PROXIES', `must list at least one address or CIDR range (default ${LOOPBACK_RANGES})`);
+  return entries.map((entry) => {
+    const range = parseAddressRange(entry);
+    if (range === undefined) throw new ConfigError('TRUSTED_PROXIES', `must list IPv4 or IPv6 addresses or CIDR ranges such as 10.0.0.0/8 or fd00::/8, got "${entry}"`);
+    return range;
+  });
+}
+
 function policySettings(env: Env): { policiesFile: string | undefined; policyMode: 'open' | 'pinned' } {
   const policiesFile = env.POLICIES_FILE?.trim() || undefined;
   const policyMode = oneOf(env, 'POLICY_MODE', 'open', ['open', 'pinned'] as const);
@@ -322,6 +336,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisCluster: oneOf(env, 'REDIS_CLUSTER', 'false', ['true', 'false'] as const) === 'true',
     redisKeyPrefix: redisKeyPrefix(env),
     trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 32),
+    trustedProxies: trustedProxies(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
     workerThreads,
     verifyBatchSize: integer(env, 'VERIFY_BATCH_SIZE', 64, 1, 4096),

@@ -7,7 +7,7 @@ import { handleAuthRequest, type GateDependencies, type GateResponse } from '../
 import { isFeatureName } from '../features/names.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { rateLimitedError, rateLimitHeaders } from '../ratelimit/create.js';
-import { clientAddress, rateLimitKey } from './client-address.js';
+import { clientAddress, proxyTrustWarnings, rateLimitKey } from './client-address.js';
 import { createCors, type Cors } from './cors.js';
 import { writeResponse } from './respond.js';
 
@@ -64,6 +64,7 @@ export async function startServer(
   const { App, us_listen_socket_close, us_socket_local_port } = (await import('uWebSockets.js')).default;
 
   const { logger, rateLimiter, hooks = {} } = options;
+  for (const warning of proxyTrustWarnings(config)) logger.warn(warning);
   const cors = createCors(config);
   const app: TemplatedApp = App();
   let inFlight = 0;
@@ -152,7 +153,7 @@ export async function startServer(
       const receivedAtMs = performance.now();
       return serve(res, state, async () => {
         if (rateLimiter) {
-          const decision = await rateLimiter.hit(rateLimitKey(clientAddress(state.remoteAddress, headers.get('x-forwarded-for'), config.trustProxy)));
+          const decision = await rateLimiter.hit(rateLimitKey(clientAddress(state.remoteAddress, headers.get('x-forwarded-for'), config.trustProxy, config.trustedProxies)));
           if (!decision.allowed) throw rateLimitedError(decision);
           state.extraHeaders = rateLimitHeaders(decision);
         }
