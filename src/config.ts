@@ -1,6 +1,7 @@
 import os from 'node:os';
 import ms from 'ms';
 import { LOOPBACK_RANGES, parseAddressRange, type AddressRange } from './http/client-address.js';
+import { redactUrl } from './metrics/redact.js';
 import { DEFAULT_KEY_PREFIX, keyPrefixProblem } from './redis/keys.js';
 import { CHAIN_ID as SIWS_CHAIN_ID, isSiwsStatement } from './sign-modes/siws.js';
 
@@ -192,10 +193,11 @@ function urlList(env: Env, name: string): string[] {
     try {
       parsed = new URL(url);
     } catch {
-      throw new ConfigError(name, `contains an invalid URL "${url}"`);
+      // Not echoed: a provider URL that fails to parse may still hold its API key.
+      throw new ConfigError(name, `contains an entry that is not a URL (entry ${urls.indexOf(url) + 1} of ${urls.length})`);
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new ConfigError(name, `must use http or https, got "${url}"`);
+      throw new ConfigError(name, `must use http or https, got "${redactUrl(url)}"`);
     }
   }
   return urls;
@@ -313,7 +315,7 @@ export function loadConfig(env: Env = process.env): Config {
       const protocol = new URL(redisUrl).protocol;
       if (protocol !== 'redis:' && protocol !== 'rediss:') throw new Error('protocol');
     } catch {
-      throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL, got "${redisUrl}"`);
+      throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL, got "${redactUrl(redisUrl)}"`);
     }
   }
   const workerRaw = env.WORKER_THREADS?.trim();
