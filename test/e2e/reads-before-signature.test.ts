@@ -112,15 +112,6 @@ describe('an operator\'s named policy keeps its read beside the signature', () =
     });
     expect(text).toContain(associatedTokenAddress(victim, operatorMint, TOKEN_PROGRAM_ID));
   });
-
-  it('what that read finds or fails with is never the answer to a signature that does not verify', async () => {
-    for (const fault of [{ mode: 'http500' as const }, { mode: 'timeout' as const }]) {
-      localnet.faults.set(fault);
-      const answer = await forged('blacklist', publicKeyOf(newWallet()), { 'X-404-Policy': 'launch' });
-      localnet.faults.clear();
-      expect([answer.status, answer.body.error], fault.mode).toEqual([401, 'INVALID_SIGNATURE']);
-    }
-  });
 });
 
 describe('scans per login are capped in the parse step and deduplicated', () => {
@@ -163,5 +154,18 @@ describe('scans per login are capped in the parse step and deduplicated', () => 
     });
     expect(read.text.split(ata).length - 1).toBe(1);
     expect(read.text.split(mint).length - 1).toBe(1);
+  });
+});
+
+// Last: the refused logins' reads are retried after the faults until their deadline (nothing cancels
+// a read shared with other logins), and would show in a later test's window of the call log.
+describe('an operator\'s named policy, with the chain failing', () => {
+  it('what that read finds or fails with is never the answer to a signature that does not verify', async () => {
+    for (const fault of [{ mode: 'http500' as const }, { mode: 'timeout' as const }]) {
+      localnet.faults.set(fault);
+      const answer = await forged('blacklist', publicKeyOf(newWallet()), { 'X-404-Policy': 'launch' });
+      localnet.faults.clear();
+      expect([answer.status, answer.body.error], fault.mode).toEqual([401, 'INVALID_SIGNATURE']);
+    }
   });
 });
