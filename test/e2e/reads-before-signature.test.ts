@@ -137,7 +137,7 @@ describe('scans per login are capped in the parse step and deduplicated', () => 
     expect([creators.status, creators.body.header]).toEqual([400, 'creators']);
   });
 
-  it('a collection listed three times is scanned once; a mint listed three times is read once', async () => {
+  it('a collection listed three times is scanned once, a mint listed three times read once, a protocol named twice scanned once', async () => {
     const wallet = newWallet();
     const { calls } = await callsDuring(async () => {
       const answer = await signedIn('collection', wallet, { collections: JSON.stringify([coreCollection, coreCollection, coreCollection]) });
@@ -154,6 +154,19 @@ describe('scans per login are capped in the parse step and deduplicated', () => 
     });
     expect(read.text.split(ata).length - 1).toBe(1);
     expect(read.text.split(mint).length - 1).toBe(1);
+
+    // Protocols named twice, or under their alias (solend = save), are scanned once each.
+    const borrower = newWallet();
+    const scans = async (protocols: string[]): Promise<string[]> => {
+      const { calls } = await callsDuring(async () => {
+        const answer = await signedIn('nodebt', borrower, { check_protocols: JSON.stringify(protocols) });
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      });
+      return calls.filter((call) => call.method === 'getProgramAccounts').map((call) => JSON.stringify(call.params));
+    };
+    const once = await scans(['kamino', 'save']);
+    expect(once.length).toBeGreaterThan(0);
+    expect((await scans(['kamino', 'kamino', 'save', 'solend', 'SAVE'])).sort()).toEqual(once.sort());
   });
 });
 
