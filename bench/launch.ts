@@ -13,6 +13,9 @@
  * `amount` run only at its next 1 s sample tick, so its own duration is not used).
  */
 import autocannon from 'autocannon';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setUpChain } from './chain-fixture.js';
 import { runLoad } from './load.js';
@@ -94,17 +97,22 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
   const requestsPerSecond = options.requestsPerSecond ?? 0;
   const log = options.log ?? ((message: string) => process.stderr.write(`[launch] ${message}\n`));
   const localnet = await startLocalnetProcess({ RPC_LATENCY_MS: String(latencyMs), RPC_REQUESTS_PER_SECOND: String(requestsPerSecond) });
+  const dir = mkdtempSync(join(tmpdir(), 'x404-launch-'));
   try {
     const known = benchWallets(WARM_WALLETS);
-    const policy = await setUpChain(localnet, known);
-    const warmLoginsPerSecond = options.warmLoginsPerSecond ?? (await measureWarm(localnet, known, policy, latencyMs, requestsPerSecond, log));
+    // A launch runs under the operator's named policy (docs/launch-operations.md), whose balances
+    // are read beside the signature; a caller's own policy headers wait for it (issue 25).
+    const policies = join(dir, 'policies.json');
+    writeFileSync(policies, JSON.stringify({ blacklist: { launch: await setUpChain(localnet, known), 'warm-up': await setUpChain(localnet, []) } }));
+    const gateEnv = { POLICIES_FILE: policies, ...options.gateEnv };
+    const policy = { 'X-404-Policy': 'launch' };
+    const warmLoginsPerSecond = options.warmLoginsPerSecond ?? (await measureWarm(localnet, known, policy, gateEnv, latencyMs, requestsPerSecond, log));
 
-    const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, ...(options.gateEnv ? { env: options.gateEnv } : {}) });
+    const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, env: gateEnv });
     try {
       const ctx: BenchContext = { gate, localnet, wallets: [], policy, tokens: [] };
       if (options.warmGate !== false) {
-        const otherMints = await setUpChain(localnet, []);
-        const warmLogins = await prepareFirstLogins({ ...ctx, policy: otherMints }, PROCESS_WARM_UP_LOGINS);
+        const warmLogins = await prepareFirstLogins({ ...ctx, policy: { 'X-404-Policy': 'warm-up' } }, PROCESS_WARM_UP_LOGINS);
         // Without the rate limit: the launch, not the warm-up, meets the provider's 429s.
         await localnet.admin('provider', { latencyMs, requestsPerSecond: 0 });
         await timedLogins(gate, warmLogins, WARM_CONNECTIONS);
@@ -151,6 +159,7 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
     }
   } finally {
     await localnet.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -181,12 +190,13 @@ async function measureWarm(
   localnet: LocalnetChild,
   known: ReturnType<typeof benchWallets>,
   policy: Record<string, string>,
+  gateEnv: Record<string, string>,
   latencyMs: number,
   requestsPerSecond: number,
   log: (message: string) => void,
 ): Promise<number> {
   await localnet.admin('provider', { latencyMs: 0, requestsPerSecond: 0 });
-  const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET });
+  const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, env: gateEnv });
   try {
     const ctx: BenchContext = { gate, localnet, wallets: known, policy, tokens: [] };
     await warmUp(ctx);

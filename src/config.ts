@@ -1,5 +1,7 @@
 import os from 'node:os';
 import ms from 'ms';
+import { LOOPBACK_RANGES, parseAddressRange, type AddressRange } from './http/client-address.js';
+import { redactUrl } from './metrics/redact.js';
 import { DEFAULT_KEY_PREFIX, keyPrefixProblem } from './redis/keys.js';
 import { CHAIN_ID as SIWS_CHAIN_ID, isSiwsStatement } from './sign-modes/siws.js';
 
@@ -22,6 +24,8 @@ export interface Config {
   redisCluster: boolean;
   redisKeyPrefix: string;
   trustProxy: number;
+  /** The proxies whose X-Forwarded-For entries are believed (TRUSTED_PROXIES); loopback by default. */
+  trustedProxies: readonly AddressRange[];
   rateLimitPerMinute: number;
   /** Worker threads verifying signatures; 0 verifies on the main thread. */
   workerThreads: number;
@@ -76,6 +80,8 @@ export interface Config {
   cookieName: string;
   /** Set the cookie on a successful sign-in. */
   setCookie: boolean;
+  /** Answer forward auth under /x404_verify/<guarded path> too (Envoy ext_authz path_prefix), requirements from headers only. */
+  forwardAuthSubpaths: boolean;
   /** The proofs a login may send (X-404-Sign-Mode); `challenge` is the seed's signed string. */
   signModes: readonly SignMode[];
   /** Sign In With Solana: the domains (host[:port]) a message may name; siws is off without them. */
@@ -187,10 +193,11 @@ function urlList(env: Env, name: string): string[] {
     try {
       parsed = new URL(url);
     } catch {
-      throw new ConfigError(name, `contains an invalid URL "${url}"`);
+      // Not echoed: a provider URL that fails to parse may still hold its API key.
+      throw new ConfigError(name, `contains an entry that is not a URL (entry ${urls.indexOf(url) + 1} of ${urls.length})`);
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new ConfigError(name, `must use http or https, got "${url}"`);
+      throw new ConfigError(name, `must use http or https, got "${redactUrl(url)}"`);
     }
   }
   return urls;
@@ -246,6 +253,17 @@ function asymmetricSettings(env: Env, alg: JwtAlg): { jwtPrivateKeysFile: string
   return { jwtPrivateKeysFile, jwtIssuer };
 }
 
+/** TRUSTED_PROXIES: comma-separated IPv4/IPv6 CIDRs or addresses. */
+function trustedProxies(env: Env): AddressRange[] {
+  const entries = text(env, 'TRUSTED_PROXIES', LOOPBACK_RANGES).split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (entries.length === 0) throw new ConfigError('TRUSTED_PROXIES', `must list at least one address or CIDR range (default ${LOOPBACK_RANGES})`);
+  return entries.map((entry) => {
+    const range = parseAddressRange(entry);
+    if (range === undefined) throw new ConfigError('TRUSTED_PROXIES', `must list IPv4 or IPv6 addresses or CIDR ranges such as 10.0.0.0/8 or fd00::/8, got "${entry}"`);
+    return range;
+  });
+}
+
 function policySettings(env: Env): { policiesFile: string | undefined; policyMode: 'open' | 'pinned' } {
   const policiesFile = env.POLICIES_FILE?.trim() || undefined;
   const policyMode = oneOf(env, 'POLICY_MODE', 'open', ['open', 'pinned'] as const);
@@ -297,7 +315,7 @@ export function loadConfig(env: Env = process.env): Config {
       const protocol = new URL(redisUrl).protocol;
       if (protocol !== 'redis:' && protocol !== 'rediss:') throw new Error('protocol');
     } catch {
-      throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL, got "${redisUrl}"`);
+      throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL, got "${redactUrl(redisUrl)}"`);
     }
   }
   const workerRaw = env.WORKER_THREADS?.trim();
@@ -320,6 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisCluster: oneOf(env, 'REDIS_CLUSTER', 'false', ['true', 'false'] as const) === 'true',
     redisKeyPrefix: redisKeyPrefix(env),
     trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 32),
+    trustedProxies: trustedProxies(env),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
     workerThreads,
     verifyBatchSize: integer(env, 'VERIFY_BATCH_SIZE', 64, 1, 4096),
@@ -350,6 +369,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtAudience: claimValue(env, 'JWT_AUDIENCE'),
     cookieName: cookieName(env),
     setCookie: oneOf(env, 'X404_SET_COOKIE', 'false', ['true', 'false'] as const) === 'true',
+    forwardAuthSubpaths: oneOf(env, 'FORWARD_AUTH_SUBPATHS', 'false', ['true', 'false'] as const) === 'true',
     ...signInSettings(env),
   };
 }

@@ -7,6 +7,7 @@ import { loadConfig } from './config.js';
 import { demoWallet } from './localnet/fixture.js';
 import { startLocalnet } from './localnet/server.js';
 import { createLogger } from './log.js';
+import { redactUrl, redactUrlsIn } from './metrics/redact.js';
 import { authenticate, memoryStorage } from './sdk/index.js';
 import { DEMO_POLICIES, writeDemoRules } from './watch/demo.js';
 import { watchRoutes } from './watch/routes.js';
@@ -27,14 +28,18 @@ async function dev(): Promise<void> {
   const policiesFile = process.env.POLICIES_FILE ?? writeDemoRules(mkdtempSync(join(tmpdir(), 'x404-dev-')));
   const config = loadConfig({
     LOG_LEVEL: 'warn',
+    // A development gate serves demo keypairs and a page that signs with them: this machine only,
+    // unless HOST says otherwise.
+    HOST: '127.0.0.1',
     ...process.env,
     JWT_SECRET: process.env.JWT_SECRET ?? jwtSecret,
     SOLANA_RPC_URL: process.env.SOLANA_RPC_URL ?? localnet.url,
     POLICIES_FILE: policiesFile,
   });
-  const devRoutes = watchRoutes({ rpcUrl: config.rpcUrls.join(','), ...(embeddedChain ? { chainCalls: (since: number) => localnet.calls(since) } : {}) });
+  // Where the gate reads the chain, as the page may show it: a provider URL's key never leaves the process.
+  const devRoutes = watchRoutes({ rpcUrl: config.rpcUrls.map(redactUrl).join(', '), ...(embeddedChain ? { chainCalls: (since: number) => localnet.calls(since) } : {}) });
   const gate = await startGate(config, createLogger(config.logLevel), { devRoutes });
-  const base = `http://127.0.0.1:${gate.port}`;
+  const base = `http://${urlHost(config.host)}:${gate.port}`;
 
   const policy = DEMO_POLICIES.blacklist;
   const clean = demoWallet('clean');
@@ -44,9 +49,10 @@ async function dev(): Promise<void> {
   const keypairFile = join(tmpdir(), 'x404-demo-clean.json');
   writeFileSync(keypairFile, JSON.stringify([...clean.secretKey]));
 
+  const chainLine = embeddedChain ? `local chain on ${localnet.url}` : `reading ${redactUrl(config.rpcUrls[0] as string)}${config.rpcUrls.length > 1 ? ` (+${config.rpcUrls.length - 1} more)` : ''}`;
   const lines = [
     '',
-    `x404 gate (development) on ${base}  ·  local chain on ${localnet.url}`,
+    `x404 gate (development) on ${base}  ·  ${chainLine}`,
     `JWT_SECRET is a random development secret for this run only.`,
     '',
     `Demo: wallet "clean" (${clean.publicKey}) signed in to blacklist → HTTP 200, token ${result.token.slice(0, 24)}…`,
@@ -75,7 +81,13 @@ async function dev(): Promise<void> {
   process.once('SIGTERM', () => void stop());
 }
 
+/** The address to print for a listening host: the loopback address for the wildcard ones. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 dev().catch((error: unknown) => {
-  process.stderr.write(`npm run dev failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`npm run dev failed: ${redactUrlsIn(error instanceof Error ? error.message : String(error))}\n`);
   process.exit(1);
 });

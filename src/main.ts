@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startGate } from './app.js';
 import { createLogger } from './log.js';
+import { redactUrlsIn } from './metrics/redact.js';
 
 /** `npm start`: the gate, configured from the environment (docs/configuration.md). */
 async function main(): Promise<void> {
@@ -45,6 +46,6 @@ function exitOnConfigError(error: unknown): never {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`x404-gate failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`x404-gate failed to start: ${redactUrlsIn(error instanceof Error ? error.message : String(error))}\n`);
   process.exit(1);
 });

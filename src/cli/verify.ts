@@ -11,8 +11,8 @@ JWT_SECRET from the environment; prefer --secret-file over --secret, which other
 machine can see in the process list. EdDSA/ES256 gates: --jwks with the gate's key set URL.
 
   --jwks <url>        the gate's public keys, e.g. https://gate.example.com/.well-known/jwks.json
-  --issuer <iss>      the iss the token must carry (the gate's JWT_ISSUER)
-  --audience <aud>    the aud the token must carry (the gate's JWT_AUDIENCE)
+  --issuer <iss>      the iss the token must carry (default: JWT_ISSUER from the environment, if set)
+  --audience <aud>    the aud the token must carry (default: JWT_AUDIENCE from the environment, if set)
   --feature <name>    the feature the token must be for (default: the one it claims)
   --policy <json>     the policy it must have been issued under, as given to x404 login
   --policy-name <n>   the operator policy it must have been issued under
@@ -52,6 +52,10 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   if (values.jwks !== undefined && !/^https?:\/\//.test(values.jwks)) throw new UsageError(`--jwks must be an http:// or https:// URL, got "${values.jwks}"`);
   const keySource = values.jwks !== undefined ? { jwks: values.jwks } : { secret: readSecret(values, process.env) };
 
+  // Run in the gate's environment, the command checks what the gate checks: its JWT_SECRET, and its
+  // JWT_ISSUER / JWT_AUDIENCE when set, so a token of another gate sharing the secret is refused here too.
+  const issuer = values.issuer ?? (process.env.JWT_ISSUER?.trim() || undefined);
+  const audience = values.audience ?? (process.env.JWT_AUDIENCE?.trim() || undefined);
   const claimed = decodeTokenClaims(token);
   const rule = values.rule ?? (values.feature === undefined && typeof claimed?.rul === 'string' ? claimed.rul : undefined);
   if (rule !== undefined) {
@@ -61,8 +65,8 @@ export async function verifyCommand(argv: string[]): Promise<number> {
         ...keySource,
         rule,
         ...(values['rule-pol'] !== undefined ? { rulePol: values['rule-pol'] } : {}),
-        ...(values.issuer !== undefined ? { issuer: values.issuer } : {}),
-        ...(values.audience !== undefined ? { audience: values.audience } : {}),
+        ...(issuer !== undefined ? { issuer } : {}),
+        ...(audience !== undefined ? { audience } : {}),
         ...(values.wallet ? { wallet: values.wallet } : {}),
       }),
       values.quiet,
@@ -83,8 +87,8 @@ export async function verifyCommand(argv: string[]): Promise<number> {
         feature: feature as Feature,
         ...(policy ? { policy } : {}),
         ...(values['policy-name'] !== undefined ? { policyName: values['policy-name'] } : {}),
-        ...(values.issuer !== undefined ? { issuer: values.issuer } : {}),
-        ...(values.audience !== undefined ? { audience: values.audience } : {}),
+        ...(issuer !== undefined ? { issuer } : {}),
+        ...(audience !== undefined ? { audience } : {}),
         ...(values.wallet ? { wallet: values.wallet } : {}),
       }),
     values.quiet,

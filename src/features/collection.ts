@@ -25,6 +25,15 @@ export interface CollectionParams {
 }
 
 export const MAX_MIN_COUNT = 1000;
+/**
+ * Entries of `collections` and of `creators`. Each listed collection is one program scan (Core
+ * getProgramAccounts) per login, and each collection or creator up to DAS_MAX_PAGES searchAssets
+ * calls: a caller's policy must not be able to buy a hundred of each with one request. A project
+ * lists its own collection or a handful of partners'; 10 leaves room for that. Checked in parse,
+ * so a longer list is a 400 before anything is read; duplicates are read once.
+ */
+export const MAX_COLLECTIONS = 10;
+export const MAX_CREATORS = 10;
 export type Standard = 'token-metadata' | 'token-2022' | 'core' | 'das';
 
 export const collectionFeature: Feature<CollectionParams> = {
@@ -141,8 +150,8 @@ function addressLists(headers: HeaderBag): Pick<CollectionParams, 'collections' 
   if (rawCollections === undefined && rawCreators === undefined) {
     throw new GateError(400, 'MISSING_HEADER', 'Missing required header: collections or creators (at least one)', { extra: { missing: ['collections', 'creators'] } });
   }
-  const collections = rawCollections === undefined ? [] : [...new Set(addressList('collections', rawCollections))];
-  const creators = rawCreators === undefined ? [] : [...new Set(addressList('creators', rawCreators))];
+  const collections = rawCollections === undefined ? [] : [...new Set(addressList('collections', rawCollections, MAX_COLLECTIONS, ' (each is a program scan per login)'))];
+  const creators = rawCreators === undefined ? [] : [...new Set(addressList('creators', rawCreators, MAX_CREATORS, ' (each is a DAS search per login)'))];
   if (collections.length === 0 && creators.length === 0) {
     throw invalidHeader(rawCollections === undefined ? 'creators' : 'collections', 'collections and creators list no address between them; at least one is needed');
   }

@@ -246,9 +246,10 @@ interface LoginCheck {
   verifyTaskMints: readonly string[];
   /**
    * Called before the signature is verified; returns the check, run once it is verified and the
-   * nonce spent. It may start only what is cheap and bounded by the policy beside the signature
-   * (WalletHoldings.prefetch: the planned ATAs, one shared getMultipleAccounts), never a read a
-   * caller without the wallet's key could make expensive (history, scans, DAS).
+   * nonce spent. Beside the signature it may start only what is cheap and named by the operator
+   * (WalletHoldings.prefetch of a named policy's ATAs, one shared getMultipleAccounts), never a
+   * read a caller without the wallet's key chose (its own policy) or could make expensive
+   * (history, scans, DAS).
    * `chain` carries the login's deadline (`deadlineMs`, performance.now() ms); reads that do not
    * go through it (DAS) take the deadline itself.
    */
@@ -280,12 +281,16 @@ function featureCheck(request: AuthRequest, deps: GateDependencies): LoginCheck 
   const params = own ? own.params : named!.params;
   const heldMints = own ? own.heldMints : (module.heldMints?.(params) ?? NO_MINTS);
   const tokenAccounts = module.readsTokenAccounts?.(params) ?? false;
+  // Read beside the signature only what the operator named: the caller's own policy (up to 100
+  // mints of its choosing, each a mint and an ATA to read) waits for a verified signature, so a
+  // request without the wallet's key reads nothing (docs/architecture.md, "The read beside the signature").
+  const prefetch = named !== undefined && !tokenAccounts;
   return {
-    // Balances that come from the wallet's list are not prefetched: the ATAs are then left to the verify task.
-    verifyTaskMints: tokenAccounts ? heldMints : NO_MINTS,
+    // Balances not read beside the signature have their ATAs derived in the verify task.
+    verifyTaskMints: prefetch ? NO_MINTS : heldMints,
     start(wallet, chain, { config, now }, deadlineMs) {
       const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts }, config.holdingsScope);
-      holdings.prefetch();
+      if (prefetch) holdings.prefetch();
       return async () => {
         const results = await module.check(wallet.address, params, { chain, holdings, config, now, deadlineMs });
         checkLocation(geo);

@@ -8,6 +8,7 @@
 
 import { SIGN_MODES } from '../config.js';
 import { FEATURE_NAMES, type FeatureName } from '../features/names.js';
+import { MAX_COLLECTIONS, MAX_CREATORS } from '../features/collection.js';
 import { FEATURES } from '../features/registry.js';
 import type { Rule } from '../rules/types.js';
 
@@ -137,14 +138,14 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
   collection: [
     {
       name: 'collections',
-      description: 'JSON array of verified collection addresses (at most 100): Token Metadata collection mints, Token-2022 groups, Core collections. At least one of collections and creators is needed.',
-      json: { type: 'array', items: MINT, maxItems: 100 },
+      description: `JSON array of verified collection addresses (at most ${MAX_COLLECTIONS}: each is a program scan per login): Token Metadata collection mints, Token-2022 groups, Core collections. At least one of collections and creators is needed.`,
+      json: { type: 'array', items: MINT, maxItems: MAX_COLLECTIONS },
       example: '["J1S9H3QjnRtBbbuD4HjPV6RpRhwuk4zKbxsnCHuTgh9w"]',
     },
     {
       name: 'creators',
-      description: 'JSON array of verified first-creator addresses (at most 100), the older way of naming a collection (Token Metadata and compressed NFTs).',
-      json: { type: 'array', items: MINT, maxItems: 100 },
+      description: `JSON array of verified first-creator addresses (at most ${MAX_CREATORS}), the older way of naming a collection (Token Metadata and compressed NFTs).`,
+      json: { type: 'array', items: MINT, maxItems: MAX_CREATORS },
     },
     { name: 'min_count', description: 'How many NFTs must count, 1 to 1000 (default 1).', schema: { type: 'string', pattern: '^[0-9]+$' } },
     ...GEO_HEADERS(false),
@@ -345,7 +346,7 @@ function featurePaths(options: OpenApiOptions): JsonObject {
 function forwardAuth(options: OpenApiOptions): JsonObject {
   const cookieName = options.cookieName ?? 'x404_token';
   const requirement = (name: string, what: string): JsonObject[] => [
-    { name, in: 'query', required: false, description: `The ${what} the protected route requires.`, schema: { type: 'string' } },
+    { name, in: 'query', required: false, description: `The ${what} the protected route requires (at most once; an unknown, repeated or empty parameter is 401 INVALID_REQUIREMENT).`, schema: { type: 'string', minLength: 1 } },
     { name: `X-404-${name[0]!.toUpperCase()}${name.slice(1)}`, in: 'header', required: false, description: `The ${what} the protected route requires; when the query names one too, both must agree.`, schema: { type: 'string' } },
   ];
   const challenge = { 'WWW-Authenticate': { description: 'Bearer realm="x404"', required: true, schema: { type: 'string' } }, 'Cache-Control': headerRef('CacheControl') };
@@ -355,7 +356,7 @@ function forwardAuth(options: OpenApiOptions): JsonObject {
       tags: ['forward auth'],
       summary: 'Is this token good for the protected route? (nginx auth_request, Traefik ForwardAuth, Caddy forward_auth, Envoy ext_authz)',
       description:
-        'Any method is answered alike (proxies ask with the method of the request they guard, OPTIONS included). Not rate limited: the proxy calls once per request it guards. The token comes from `Authorization: Bearer`, `x-jwt` or the cookie; a token issued under a named policy passes only while that policy is unchanged.',
+        'Any method is answered alike (proxies ask with the method of the request they guard, OPTIONS included). Not rate limited: the proxy calls once per request it guards. The token comes from `Authorization: Bearer`, `x-jwt` or the cookie; a token issued under a named policy passes only while that policy is unchanged. The query may hold only `feature`, `policy` and `rule`, each once, lower case, with a value, and `policy` only beside its `feature`; anything else, and any other path spelled like this one, is 401 `INVALID_REQUIREMENT` (with FORWARD_AUTH_SUBPATHS=true, `/x404_verify/<guarded path>` is answered too, requirements from headers only).',
       security: [{ bearerToken: [] }, { gateToken: [] }, { cookieToken: [] }],
       parameters: [
         ...requirement('feature', 'feature'),
@@ -375,11 +376,15 @@ function forwardAuth(options: OpenApiOptions): JsonObject {
             'X-404-Rule': { description: 'The rule the token was issued under, when it was one.', schema: { type: 'string' } },
             'X-404-Tier': { description: 'tier: the tier the wallet reached.', schema: { type: 'string', enum: ['bronze', 'silver', 'gold'] } },
             'X-404-Sign-Mode': { description: 'How the wallet signed in (the token\'s sgm; challenge when it has none).', schema: { enum: [...SIGN_MODES] } },
+            'X-404-Policy-Checked': {
+              description: 'none: the route named no policy or rule and the gate runs POLICY_MODE=open, so the token may have been issued under conditions its holder chose. Pin the route (policy=<name>, X-404-Policy) or run POLICY_MODE=pinned.',
+              schema: { const: 'none' },
+            },
             'Cache-Control': headerRef('CacheControl'),
           },
           content: { [JSON_TYPE]: { schema: ref('GateTokenClaims') } },
         },
-        '401': { ...errorResponse(401, ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'FEATURE_MISMATCH', 'POLICY_MISMATCH']), headers: { ...(errorResponse(401, []).headers as JsonObject), ...challenge } },
+        '401': { ...errorResponse(401, ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'FEATURE_MISMATCH', 'POLICY_MISMATCH', 'INVALID_REQUIREMENT']), headers: { ...(errorResponse(401, []).headers as JsonObject), ...challenge } },
         '431': errorResponse(431, ['HEADERS_TOO_LARGE']),
       },
     },

@@ -2,12 +2,12 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { GateError, internalError } from '../errors.js';
-import { handleForwardAuth } from '../gate/forward-auth.js';
+import { FORWARD_AUTH_PATH, handleForwardAuth, isForwardAuthPath } from '../gate/forward-auth.js';
 import { handleAuthRequest, type GateDependencies, type GateResponse } from '../gate/pipeline.js';
 import { isFeatureName } from '../features/names.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { rateLimitedError, rateLimitHeaders } from '../ratelimit/create.js';
-import { clientAddress, rateLimitKey } from './client-address.js';
+import { clientAddress, proxyTrustWarnings, rateLimitKey } from './client-address.js';
 import { createCors, type Cors } from './cors.js';
 import { writeResponse } from './respond.js';
 
@@ -42,8 +42,6 @@ export type ExtraRoute = (request: { query: string }) => Promise<RawBody>;
 type Answer = GateResponse & { raw?: RawBody };
 const JSON_TYPE = 'application/json; charset=utf-8';
 const AUTH_PREFIX = '/x404_auth/';
-const FORWARD_AUTH_PATH = '/x404_verify';
-const FORWARD_AUTH_SUFFIXED = `${FORWARD_AUTH_PATH}/`;
 const POLICIES_PATH = '/x404_policies';
 const JWKS_PATH = '/.well-known/jwks.json';
 /**
@@ -66,6 +64,7 @@ export async function startServer(
   const { App, us_listen_socket_close, us_socket_local_port } = (await import('uWebSockets.js')).default;
 
   const { logger, rateLimiter, hooks = {} } = options;
+  for (const warning of proxyTrustWarnings(config)) logger.warn(warning);
   const cors = createCors(config);
   const app: TemplatedApp = App();
   let inFlight = 0;
@@ -124,13 +123,12 @@ export async function startServer(
       });
     }
     // Before the preflight answer: a proxy asks with the method of the request it guards, OPTIONS
-    // included, and a 204 here would let that request through without a token.
-    // `/x404_verify/<the guarded path>` too, as Envoy's ext_authz (path_prefix) asks: the query is then
-    // the guarded request's, not the proxy configuration's, so it is not read.
-    if (path === FORWARD_AUTH_PATH || path.startsWith(FORWARD_AUTH_SUFFIXED)) {
+    // included, and a 204 here would let that request through without a token. Every spelling of
+    // the path comes here, so a mistyped route is refused with a 401 naming it (src/gate/forward-auth.ts).
+    if (isForwardAuthPath(path)) {
       state.route = FORWARD_AUTH_PATH;
       // Not rate limited: the proxy calls once per request it guards, from its own address.
-      const request = { headers: state.headers, query: path === FORWARD_AUTH_PATH ? req.getQuery() : '' };
+      const request = { headers: state.headers, path, query: req.getQuery() ?? '' };
       return serve(res, state, () => handleForwardAuth(request, deps));
     }
     if (method === 'OPTIONS') {
@@ -155,7 +153,7 @@ export async function startServer(
       const receivedAtMs = performance.now();
       return serve(res, state, async () => {
         if (rateLimiter) {
-          const decision = await rateLimiter.hit(rateLimitKey(clientAddress(state.remoteAddress, headers.get('x-forwarded-for'), config.trustProxy)));
+          const decision = await rateLimiter.hit(rateLimitKey(clientAddress(state.remoteAddress, headers.get('x-forwarded-for'), config.trustProxy, config.trustedProxies)));
           if (!decision.allowed) throw rateLimitedError(decision);
           state.extraHeaders = rateLimitHeaders(decision);
         }

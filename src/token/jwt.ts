@@ -63,10 +63,31 @@ const VERIFY_CACHE_ENTRIES = 10_000;
 
 type Verify = (token: string) => unknown;
 
+/** What every verifier of this gate requires beyond the signature (fast-jwt createVerifier options). */
+interface ClaimChecks {
+  requiredClaims: string[];
+  allowedIss?: string;
+  allowedAud?: string;
+}
+
+/**
+ * With JWT_ISSUER / JWT_AUDIENCE set, a token is accepted (re-authentication, forward auth, its
+ * cookie) only when it carries them: another gate sharing JWT_SECRET, or one of the same keys
+ * under another name, signs tokens this one must not take. fast-jwt checks a listed claim only
+ * when present, so it is required too.
+ */
+function claimChecks(issuer: string | undefined, audience: string | undefined): ClaimChecks {
+  const requiredClaims = [...REQUIRED_CLAIMS];
+  if (issuer !== undefined) requiredClaims.push('iss');
+  if (audience !== undefined) requiredClaims.push('aud');
+  return { requiredClaims, ...(issuer === undefined ? {} : { allowedIss: issuer }), ...(audience === undefined ? {} : { allowedAud: audience }) };
+}
+
 export function createTokenService(settings: TokenSettings): TokenService {
   const { alg, issuer, audience, expirySeconds } = settings;
   const now = settings.now ?? Date.now;
-  const { signer, verifierFor, jwks } = alg === 'HS256' ? symmetric(settings.secret) : asymmetric(alg, settings.keys ?? []);
+  const accepted = claimChecks(issuer, audience);
+  const { signer, verifierFor, jwks } = alg === 'HS256' ? symmetric(settings.secret, accepted) : asymmetric(alg, settings.keys ?? [], accepted);
 
   const check = (token: string): TokenCheck => {
     if (token.length > MAX_TOKEN_LENGTH) return { problem: 'invalid', why: 'the token is too long' };
@@ -80,6 +101,9 @@ export function createTokenService(settings: TokenSettings): TokenService {
       return { claims };
     } catch (error) {
       if (error instanceof TokenError && error.code === TokenError.codes.expired) return { problem: 'expired', why: 'the token has expired' };
+      if (error instanceof TokenError && (error.code === TokenError.codes.invalidClaimValue || error.code === TokenError.codes.missingRequiredClaim)) {
+        return { problem: 'invalid', why: `the token was not issued by this gate (${error.message})` };
+      }
       return { problem: 'invalid', why: 'the token is malformed or its signature does not verify' };
     }
   };
@@ -128,7 +152,7 @@ export function createTokenService(settings: TokenSettings): TokenService {
 /** The header every HS256 token carries, as fast-jwt writes it (`{"alg":"HS256","typ":"JWT"}`). */
 const HS256_HEADER_SEGMENT = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 
-function symmetric(secret: string): { signer: (payload: Record<string, unknown>) => string; verifierFor: (token: string) => Verify | undefined; jwks: undefined } {
+function symmetric(secret: string, accepted: ClaimChecks): { signer: (payload: Record<string, unknown>) => string; verifierFor: (token: string) => Verify | undefined; jwks: undefined } {
   // Signed here rather than by fast-jwt's createSigner: the same bytes (its header, the payload as
   // JSON.stringify writes it, HMAC-SHA256 of the two base64url segments; test/unit/tokens.test.ts
   // checks them against fast-jwt's), without its generic path (~5 µs → ~2.6 µs a token), and the
@@ -138,7 +162,7 @@ function symmetric(secret: string): { signer: (payload: Record<string, unknown>)
     const input = `${HS256_HEADER_SEGMENT}.${Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url')}`;
     return `${input}.${hmac.digest(input).toString('base64url')}`;
   };
-  const verify: Verify = createVerifier({ key: secret, algorithms: ['HS256'], cache: VERIFY_CACHE_ENTRIES, requiredClaims: REQUIRED_CLAIMS });
+  const verify: Verify = createVerifier({ key: secret, algorithms: ['HS256'], cache: VERIFY_CACHE_ENTRIES, ...accepted });
   return { signer, verifierFor: () => verify, jwks: undefined };
 }
 
@@ -152,6 +176,7 @@ function symmetric(secret: string): { signer: (payload: Record<string, unknown>)
 function asymmetric(
   alg: JwtAlg,
   keys: readonly TokenKey[],
+  accepted: ClaimChecks,
 ): { signer: (payload: Record<string, unknown>) => string; verifierFor: (token: string) => Verify | undefined; jwks: string } {
   const signing = keys[0];
   if (!signing?.privateKey || signing.alg !== alg) throw new Error(`the first token key must be a private ${alg} key`);
@@ -164,7 +189,7 @@ function asymmetric(
       key: key.publicKey.export({ format: 'pem', type: 'spki' }) as string,
       algorithms: [key.alg],
       cache: VERIFY_CACHE_ENTRIES,
-      requiredClaims: REQUIRED_CLAIMS,
+      ...accepted,
     });
     bySegment.set(Buffer.from(JSON.stringify({ alg: key.alg, typ: 'JWT', kid: key.kid })).toString('base64url'), verify);
     byKid.set(key.kid, { alg: key.alg, verify });

@@ -8,7 +8,7 @@ import { demoWallet } from '../../src/localnet/fixture.js';
 import { authenticate } from '../../src/sdk/index.js';
 import { verifyGateToken } from '../../src/verifier/index.js';
 import { decodeJwt, get, getNonce, signedHeaders } from '../helpers/client.js';
-import { runGateExpectingExit, startGate, startStack, testSecret, type Stack } from '../helpers/gate.js';
+import { runGateExpectingExit, startGate, startStack, testSecret, type GateProcess, type Stack } from '../helpers/gate.js';
 import { generateKeyFile, launchPolicies, x404 } from '../helpers/launch.js';
 import { RawPool } from '../helpers/raw-http.js';
 
@@ -168,23 +168,47 @@ describe('GET /x404_verify', () => {
     await expectRefusal('?feature=tier', {}, 'FEATURE_MISMATCH');
     await expectRefusal('?feature=blacklist&policy=free', {}, 'POLICY_MISMATCH');
     await expectRefusal('?feature=blacklist&policy=launch', { 'X-404-Policy': 'free' }, 'POLICY_MISMATCH');
-    await expectRefusal('?policy=launch&policy=free', {}, 'POLICY_MISMATCH');
     await expectRefusal('?feature=blacklist', { 'X-404-Feature': 'tier' }, 'FEATURE_MISMATCH');
     // A requirement the gate does not know is a 401 too, never a 400: nginx auth_request would turn a 400 into a 500.
-    const unknown = await verify(auth, '?policy=vip-launch');
+    const unknown = await verify(auth, '?feature=blacklist&policy=vip-launch');
     expect([unknown.status, unknown.body.error]).toEqual([401, 'POLICY_MISMATCH']);
     expect(unknown.body.message).toContain('vip-launch');
     expect([(await verify(auth, '?feature=blacklst')).status, (await verify(auth, '?feature=blacklst')).body.error]).toEqual([401, 'FEATURE_MISMATCH']);
     expect((await verify(auth, '?rule=launch-rule')).body.error).toBe('POLICY_MISMATCH');
   });
 
-  it('also answers under /x404_verify/<guarded path> (Envoy ext_authz), taking requirements from headers only', async () => {
+  it('refuses, with 401 INVALID_REQUIREMENT, any route it cannot read — with or without a token, never passing one', async () => {
     const auth = { Authorization: `Bearer ${launchToken}` };
-    const under = (path: string, headers: Record<string, string>) => get(`${stack.gateUrl}/x404_verify${path}`, headers);
-    expect((await under('/api/mint?policy=free', { ...auth, 'X-404-Feature': 'blacklist', 'X-404-Policy': 'launch' })).status).toBe(200);
-    const other = await under('/api/mint', { ...auth, 'X-404-Policy': 'free' });
-    expect([other.status, other.body.error]).toEqual([401, 'POLICY_MISMATCH']);
-    expect((await under('/api/mint', {})).body.error).toBe('MISSING_TOKEN');
+    // The correctly typed route passes this token.
+    expect((await verify(auth, '?feature=blacklist&policy=launch')).status).toBe(200);
+    const routes: [string, RegExp][] = [
+      ['/x404_verify/?feature=blacklist&policy=launch', /served at \/x404_verify exactly.*"\/x404_verify\/".*FORWARD_AUTH_SUBPATHS=true/],
+      ['/x404_verify/api/mint', /served at \/x404_verify exactly/],
+      ['/X404_VERIFY?feature=blacklist&policy=launch', /served at \/x404_verify exactly/],
+      ['/x404_verifyx?feature=blacklist', /served at \/x404_verify exactly/],
+      ['/x404_verify?feature=blacklist&polcy=launch', /unknown parameter "polcy"; the parameters are feature, policy and rule/],
+      ['/x404_verify?FEATURE=blacklist&POLICY=launch', /parameter "FEATURE" must be written feature \(lower case\)/],
+      ['/x404_verify?feature=blacklist&Policy=launch', /parameter "Policy" must be written policy/],
+      ['/x404_verify?feature=blacklist&feature=blacklist&policy=launch', /parameter feature is given more than once/],
+      ['/x404_verify?feature=blacklist&policy=launch&policy=free', /parameter policy is given more than once/],
+      ['/x404_verify?feature=blacklist&policy=', /parameter policy has no readable value/],
+      ['/x404_verify?feature=blacklist&policy', /parameter policy has no readable value/],
+      ['/x404_verify?feature=blacklist&policy=%E0%A4%A', /parameter policy has no readable value/],
+      ['/x404_verify?feature=blacklist&&policy=launch', /an empty parameter/],
+      ['/x404_verify?feature=blacklist&policy=launch&_t=1717171717', /unknown parameter "_t"/],
+      ['/x404_verify?policy=launch', /policy "launch" is named without its feature/],
+    ];
+    for (const [route, message] of routes) {
+      for (const headers of [auth, {}]) {
+        const result = await get(`${stack.gateUrl}${route}`, headers);
+        expect([result.status, result.body.error], route).toEqual([401, 'INVALID_REQUIREMENT']);
+        expect(result.body.message, route).toMatch(message);
+        expect(result.headers.get('www-authenticate')).toBe('Bearer realm="x404"');
+      }
+    }
+    // The same for a policy sent as a header without its feature.
+    const headerOnly = await verify({ ...auth, 'X-404-Policy': 'launch' });
+    expect([headerOnly.status, headerOnly.body.error]).toEqual([401, 'INVALID_REQUIREMENT']);
   });
 
   it('is asked with any method (the guarded request\'s), OPTIONS included, and is not rate limited', async () => {
@@ -199,6 +223,62 @@ describe('GET /x404_verify', () => {
     } finally {
       pool.close();
     }
+  });
+});
+
+describe('POLICY_MODE=open: a caller\'s own policy, and Envoy\'s subpaths (FORWARD_AUTH_SUBPATHS)', () => {
+  let open: GateProcess;
+  let ownToken: string;
+  let namedToken: string;
+  beforeAll(async () => {
+    open = await startGate({ rpcUrl: stack.localnet.url, env: { POLICIES_FILE: join(dir, 'policies.json'), FORWARD_AUTH_SUBPATHS: 'true' } });
+    // The attack of issue 25: a token got under the caller's own, empty policy.
+    ownToken = (await authenticate({ baseUrl: open.url, feature: 'blacklist', policy: { excluded_mints: [], max_holdings: {} }, signer: { secretKey: clean.secretKey }, storage: false })).token;
+    namedToken = (await authenticate({ baseUrl: open.url, feature: 'blacklist', policyName: 'launch', signer: { secretKey: clean.secretKey }, storage: false })).token;
+  }, 60_000);
+  afterAll(async () => {
+    await open?.stop('SIGKILL');
+  });
+  const ask = (route: string, token: string, headers: Record<string, string> = {}) => get(`${open.url}${route}`, { Authorization: `Bearer ${token}`, ...headers });
+
+  it('a mistyped route never lets the caller-policy token through', async () => {
+    expect((await ask('/x404_verify?feature=blacklist&policy=launch', namedToken)).status).toBe(200);
+    const pinnedRoute = await ask('/x404_verify?feature=blacklist&policy=launch', ownToken);
+    expect([pinnedRoute.status, pinnedRoute.body.error]).toEqual([401, 'POLICY_MISMATCH']);
+    for (const route of ['/x404_verify?feature=blacklist&polcy=launch', '/x404_verify?FEATURE=blacklist&POLICY=launch', '/x404_verify?feature=blacklist&policy=launch&policy=launch', '/x404_verify?policy=launch']) {
+      for (const token of [ownToken, namedToken]) {
+        const result = await ask(route, token);
+        expect([result.status, result.body.error], route).toEqual([401, 'INVALID_REQUIREMENT']);
+      }
+    }
+  });
+
+  it('a route naming no policy answers X-404-Policy-Checked: none; a pinned route and a pinned gate do not', async () => {
+    for (const token of [ownToken, namedToken]) {
+      const unpinned = await ask('/x404_verify?feature=blacklist', token);
+      expect([unpinned.status, unpinned.headers.get('x-404-policy-checked')]).toEqual([200, 'none']);
+      expect((await ask('/x404_verify', token)).headers.get('x-404-policy-checked')).toBe('none');
+    }
+    const pinnedRoute = await ask('/x404_verify?feature=blacklist&policy=launch', namedToken);
+    expect([pinnedRoute.status, pinnedRoute.headers.get('x-404-policy-checked'), pinnedRoute.headers.get('x-404-policy')]).toEqual([200, null, 'launch']);
+    // The gate of the other tests runs POLICY_MODE=pinned: every token there was issued under the operator's policies.
+    const pinnedGate = await verify({ Authorization: `Bearer ${launchToken}` }, '?feature=blacklist');
+    expect([pinnedGate.status, pinnedGate.headers.get('x-404-policy-checked')]).toEqual([200, null]);
+  });
+
+  it('answers /x404_verify/<guarded path> with requirements from headers only; a query that reads as a requirement is refused', async () => {
+    const route = { 'X-404-Feature': 'blacklist', 'X-404-Policy': 'launch' };
+    expect((await ask('/x404_verify/api/mint?page=2&_t=5', namedToken, route)).status).toBe(200);
+    const own = await ask('/x404_verify/api/mint', ownToken, route);
+    expect([own.status, own.body.error]).toEqual([401, 'POLICY_MISMATCH']);
+    for (const query of ['?policy=free', '?Feature=blacklist', '?page=1&POLICY=launch', '?x404_policy=free', '?x-404-rule=launch', '?rules[]=x', '?%70olicy=free']) {
+      const result = await ask(`/x404_verify/api/mint${query}`, namedToken, route);
+      expect([result.status, result.body.error], query).toEqual([401, 'INVALID_REQUIREMENT']);
+      expect(result.body.message).toContain('requirements come from the X-404-Feature, X-404-Policy and X-404-Rule headers only');
+    }
+    expect((await get(`${open.url}/x404_verify/api/mint`)).body.error).toBe('MISSING_TOKEN');
+    // The exact path still reads its query strictly.
+    expect((await ask('/x404_verify?feature=blacklist&polcy=launch', namedToken)).body.error).toBe('INVALID_REQUIREMENT');
   });
 });
 
@@ -233,6 +313,49 @@ describe('an HS256 gate', () => {
       expect([jwks.status, jwks.body.error]).toEqual([404, 'NOT_FOUND']);
     } finally {
       await plain.stop('SIGKILL');
+    }
+  });
+});
+
+describe('JWT_ISSUER and JWT_AUDIENCE are checked wherever a token is accepted', () => {
+  const gates: GateProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(gates.map((gate) => gate.stop('SIGKILL')));
+  });
+
+  it('a token of another gate sharing JWT_SECRET (other iss, other aud, or none) → 401 at re-authentication, /x404_verify (Bearer, x-jwt, cookie), x404 verify and verifyGateToken', async () => {
+    const secret = testSecret();
+    const env = (claims: Record<string, string>): Record<string, string> => ({ JWT_SECRET: secret, ...claims });
+    const ours = { JWT_ISSUER: 'https://gate-a.example', JWT_AUDIENCE: 'mint-a' };
+    const started = await Promise.all(
+      [ours, { JWT_ISSUER: 'https://gate-b.example', JWT_AUDIENCE: 'mint-a' }, { JWT_ISSUER: 'https://gate-a.example', JWT_AUDIENCE: 'mint-b' }, {}].map((claims) =>
+        startGate({ rpcUrl: stack.localnet.url, env: env(claims) }),
+      ),
+    );
+    gates.push(...started);
+    const [gate, ...others] = started as [GateProcess, ...GateProcess[]];
+    const policy = { excluded_mints: [], max_holdings: {} };
+    const tokenOf = async (issuing: GateProcess): Promise<string> =>
+      (await authenticate({ baseUrl: issuing.url, feature: 'blacklist', policy, signer: { secretKey: clean.secretKey }, storage: false })).token;
+    const policyHeaders = { excluded_mints: '[]', max_holdings: '{}', geo_code: 'false', geo_code_locs: '' };
+
+    const accepted = async (token: string): Promise<boolean[]> => [
+      (await get(`${gate.url}/x404_auth/blacklist`, { 'x-jwt': token, ...policyHeaders })).status === 200,
+      (await get(`${gate.url}/x404_verify?feature=blacklist`, { Authorization: `Bearer ${token}` })).status === 200,
+      (await get(`${gate.url}/x404_verify?feature=blacklist`, { 'x-jwt': token })).status === 200,
+      (await get(`${gate.url}/x404_verify?feature=blacklist`, { Cookie: `x404_token=${token}` })).status === 200,
+      (await x404(['verify', token, '--feature', 'blacklist'], { env: { JWT_SECRET: secret, ...ours } })).code === 0,
+      await verifyGateToken(token, { secret, feature: 'blacklist', issuer: ours.JWT_ISSUER, audience: ours.JWT_AUDIENCE }).then(() => true, () => false),
+    ];
+    expect(await accepted(await tokenOf(gate))).toEqual([true, true, true, true, true, true]);
+    for (const other of others) {
+      const token = await tokenOf(other);
+      expect(await accepted(token), JSON.stringify(decodeJwt(token))).toEqual([false, false, false, false, false, false]);
+      const refused = await get(`${gate.url}/x404_verify?feature=blacklist`, { Authorization: `Bearer ${token}` });
+      expect([refused.status, refused.body.error]).toEqual([401, 'INVALID_TOKEN']);
+      expect(refused.body.message).toMatch(/not issued by this gate \((The (iss|aud) claim (value is not allowed|is required)|None of aud claim values are allowed)/);
+      const reauth = await get(`${gate.url}/x404_auth/blacklist`, { 'x-jwt': token, ...policyHeaders });
+      expect([reauth.status, reauth.body.error]).toEqual([401, 'INVALID_TOKEN']);
     }
   });
 });

@@ -38,7 +38,7 @@ const ROUTES = [...FEATURES.map((feature) => `/x404_auth/${feature}`), '/x404_ve
 /** docs/api.md §3–§7: the codes each status may carry. 200 and 204 carry none. */
 const CODES_BY_STATUS: Record<number, ReadonlySet<string>> = {
   400: new Set(['MISSING_HEADER', 'INVALID_HEADER', 'FEATURE_MISMATCH']),
-  401: new Set(['INVALID_NONCE', 'NONCE_EXPIRED', 'NONCE_REUSED', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'POLICY_MISMATCH', 'MISSING_TOKEN', 'TOKEN_EXPIRED', 'FEATURE_MISMATCH']),
+  401: new Set(['INVALID_NONCE', 'NONCE_EXPIRED', 'NONCE_REUSED', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'POLICY_MISMATCH', 'MISSING_TOKEN', 'TOKEN_EXPIRED', 'FEATURE_MISMATCH', 'INVALID_REQUIREMENT']),
   403: new Set(['EXCEEDS_MAX_HOLDING']),
   404: new Set(['NOT_FOUND']),
   405: new Set(['METHOD_NOT_ALLOWED']),
@@ -362,6 +362,60 @@ beforeAll(async () => {
 afterAll(async () => {
   await gate?.stop('SIGKILL');
   await localnet?.close();
+});
+
+describe('deeply nested and oversized JSON in every JSON policy header', () => {
+  // Each feature's JSON headers, the others valid around them, and where a nested value can sit in each.
+  const M = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+  const valid: Record<Feature, Record<string, string>> = {
+    blacklist: { excluded_mints: '[]', max_holdings: '{}', geo_code: 'false', geo_code_locs: '' },
+    timelock: { required_mint: M, mint_amount: '1', min_hold_duration_days: '1' },
+    multitoken: { required_tokens: JSON.stringify([{ mint: M, amount: '1' }]) },
+    activity: { min_transactions: '1', time_period_days: '30', transaction_types: '[]' },
+    tier: { tier_config: JSON.stringify({ gold: { mint: M, amount: '1' } }) },
+    nodebt: { check_protocols: '[]' },
+    age: { min_wallet_age_days: '1' },
+    collection: { collections: JSON.stringify([M]), creators: '[]' },
+  };
+  const wrap = (deep: string): string[] => [deep, `[${deep}]`, `{"x":${deep}}`, `{"${M}":${deep}}`, `{"gold":${deep}}`, `[{"mint":${deep},"amount":"1"}]`, `{"gold":{"mint":"${M}","amount":${deep}}}`];
+  const JSON_HEADERS: [Feature, string][] = [
+    ['blacklist', 'excluded_mints'],
+    ['blacklist', 'max_holdings'],
+    ['multitoken', 'required_tokens'],
+    ['activity', 'transaction_types'],
+    ['tier', 'tier_config'],
+    ['nodebt', 'check_protocols'],
+    ['collection', 'collections'],
+    ['collection', 'creators'],
+  ];
+
+  it.each(JSON_HEADERS)('%s %s: 400 INVALID_HEADER for every depth and size, never a 500', async (feature, header) => {
+    const seed = new Uint8Array(32).fill(9);
+    const wallet = new Uint8Array(64);
+    wallet.set(seed);
+    wallet.set(bs58.decode(publicKeyOf(seed)), 32);
+    let client = 0;
+    const values: string[] = [];
+    // Up to what fits under MAX_HEADER_BYTES (32 KiB): 14,000 characters of arrays, 27,000 of objects.
+    for (const depth of [5, 64, 3000, 7000]) values.push(...wrap(`${'['.repeat(depth)}${']'.repeat(depth)}`));
+    for (const depth of [5, 64, 1000, 4500]) values.push(...wrap(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`));
+    values.push(JSON.stringify(Array.from({ length: 90 }, () => 'x'.repeat(200)))); // valid JSON, over the size bound
+    const wrong: string[] = [];
+    const unexplained: string[] = [];
+    for (const value of values) {
+      // A distinct client address each (TRUST_PROXY=1 from loopback), so the rate limit stays out of the way.
+      const from = { 'X-Forwarded-For': `198.18.${(client >> 8) % 256}.${client++ % 256}` };
+      const issued = await get(`${gate.url}/x404_auth/${feature}`, from);
+      const nonce = issued.headers.get('x-404-nonce') as string;
+      const answer = await get(`${gate.url}/x404_auth/${feature}`, { ...signedHeaders(wallet, nonce, feature), ...valid[feature], [header]: value, ...from });
+      const what = `${value.length} characters (${value.slice(0, 24)}…)`;
+      if (answer.status !== 400 || answer.body.error !== 'INVALID_HEADER' || answer.body.header !== header) wrong.push(`${what}: ${answer.status} ${answer.body.error}`);
+      else if (!/levels deep|characters long; a JSON header may have at most 16384/.test(answer.body.message)) unexplained.push(`${what}: ${answer.body.message}`);
+    }
+    expect(wrong).toEqual([]);
+    // The 400 names the bound, not whatever the parser met first inside the nesting.
+    expect(unexplained).toEqual([]);
+  }, 60_000);
 });
 
 describe('header fuzzing', () => {

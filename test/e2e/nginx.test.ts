@@ -29,7 +29,37 @@ let newKeyFile: string;
 const ISSUER = 'https://launch.example';
 const clean = demoWallet('clean');
 
+/**
+ * Auth routes with the mistakes a hand-typed nginx configuration makes, each guarding /typo/<name>/
+ * of the same mint API: the gate must refuse them all (401, which nginx passes on), never let a
+ * token through on a requirement it dropped, never answer a status nginx turns into a 500.
+ */
+const TYPOED_ROUTES: Record<string, string> = {
+  'trailing-slash': '/x404_verify/?feature=blacklist&policy=launch',
+  misspelt: '/x404_verify?feature=blacklist&polcy=launch',
+  'upper-case': '/x404_verify?FEATURE=blacklist&POLICY=launch',
+  'no-feature': '/x404_verify?policy=launch',
+  repeated: '/x404_verify?feature=blacklist&policy=launch&policy=launch',
+  'path-case': '/X404_Verify?feature=blacklist&policy=launch',
+};
+
 function serverBlock(gatePort: number, upstreamPort: number) {
+  const typoed = Object.entries(TYPOED_ROUTES)
+    .map(
+      ([name, route]) => `
+    location = /_x404_verify_${name} {
+      internal;
+      proxy_pass http://127.0.0.1:${gatePort}${route};
+      proxy_http_version 1.1;
+      proxy_pass_request_body off;
+      proxy_set_header Content-Length "";
+    }
+    location /typo/${name}/ {
+      auth_request /_x404_verify_${name};
+      proxy_pass http://127.0.0.1:${upstreamPort};
+    }`,
+    )
+    .join('');
   return (port: number): string => `
   server {
     listen 127.0.0.1:${port};
@@ -59,7 +89,7 @@ function serverBlock(gatePort: number, upstreamPort: number) {
       proxy_set_header X-Wallet $x404_wallet;
       proxy_set_header X-Policy $x404_policy;
       proxy_pass http://127.0.0.1:${upstreamPort};
-    }
+    }${typoed}
   }`;
 }
 
@@ -194,6 +224,23 @@ describe('nginx auth_request in front of a mint API', () => {
     } finally {
       await stranger.stop('SIGKILL');
     }
+  });
+});
+
+describe('a mistyped auth route behind nginx', () => {
+  it('answers the user 401 for every mistake, with a token the correct route lets through; the API never sees the request', async () => {
+    const token = await signIn(clean.secretKey, 'launch');
+    expect(await mint(bearer(token))).toMatchObject({ status: 200, reachedUpstream: true });
+    for (const name of Object.keys(TYPOED_ROUTES)) {
+      for (const headers of [bearer(token), {}]) {
+        const answer = await mint(headers, { path: `/typo/${name}/mint` });
+        expect(answer, `${name}\n${nginx.log()}`).toMatchObject({ status: 401, reachedUpstream: false });
+      }
+    }
+    // What the gate told nginx, asked directly: the reason, naming the mistake.
+    const direct = await get(`${gate.url}/x404_verify?feature=blacklist&polcy=launch`, bearer(token));
+    expect([direct.status, direct.body.error]).toEqual([401, 'INVALID_REQUIREMENT']);
+    expect(direct.body.message).toContain('unknown parameter "polcy"');
   });
 });
 

@@ -194,8 +194,9 @@ describe('forward auth (/x404_verify)', () => {
       ['', { Authorization: `Bearer ${hs256Token}` }, 401, 'INVALID_TOKEN'],
       ['', { Authorization: `Bearer ${expired}` }, 401, 'TOKEN_EXPIRED'],
       ['?feature=tier', bearer, 401, 'FEATURE_MISMATCH'],
-      ['?policy=free', bearer, 401, 'POLICY_MISMATCH'],
-      ['?policy=nope', bearer, 401, 'POLICY_MISMATCH'],
+      ['?feature=blacklist&policy=free', bearer, 401, 'POLICY_MISMATCH'],
+      ['?feature=blacklist&policy=nope', bearer, 401, 'POLICY_MISMATCH'],
+      ['?feature=blacklist&polcy=launch', bearer, 401, 'INVALID_REQUIREMENT'],
       ['', { ...bearer, 'x-padding': 'p'.repeat(40_000) }, 431, 'HEADERS_TOO_LARGE'],
     ];
     for (const [query, headers, status, code] of refusals) {

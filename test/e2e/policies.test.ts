@@ -151,7 +151,7 @@ describe('SIGHUP', () => {
     await eventually('the new launch policy', async () => (await get(`${pinned.url}/x404_policies`)).body.policies.blacklist.launch.pol !== before.policies.blacklist.launch.pol);
     const stale = await get(auth(pinned), { 'x-jwt': token, 'X-404-Policy': 'launch' });
     expect([stale.status, stale.body.error]).toEqual([401, 'POLICY_MISMATCH']);
-    const forward = await get(`${pinned.url}/x404_verify?policy=launch`, { Authorization: `Bearer ${token}` });
+    const forward = await get(`${pinned.url}/x404_verify?feature=blacklist&policy=launch`, { Authorization: `Bearer ${token}` });
     expect([forward.status, forward.body.error]).toEqual([401, 'POLICY_MISMATCH']);
     const fresh = await signIn(pinned, clean.secretKey, { 'X-404-Policy': 'launch' });
     expect(decodeJwt(fresh.body.token).pol).toBe(await policyDigest('blacklist', tighter.blacklist!.launch as never));

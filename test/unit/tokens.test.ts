@@ -106,6 +106,8 @@ describe.each([
     const keys = await keysOf(pem);
     const token = await new SignJWT({ ...CLAIMS, jti: 'j' })
       .setProtectedHeader({ kid: keys[0]!.kid, alg })
+      .setIssuer('https://gate.example')
+      .setAudience('mint-api')
       .setIssuedAt()
       .setExpirationTime('1h')
       .sign(await importPKCS8(pem, alg));
@@ -120,7 +122,7 @@ describe('refusals (forward auth answers 401 for each, never 500)', () => {
     let now = Date.now();
     const tokens = asymmetricService(keys, { expirySeconds: 60, now: () => now });
     const kid = keys[0]!.kid;
-    const payload = { ...CLAIMS, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 3600, jti: 'j' };
+    const payload = { ...CLAIMS, iss: 'https://gate.example', aud: 'mint-api', iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 3600, jti: 'j' };
     const hs256 = (key: string | Buffer, header: Record<string, unknown>): string => {
       const input = `${b64(header)}.${b64(payload)}`;
       return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
@@ -151,6 +153,24 @@ describe('refusals (forward auth answers 401 for each, never 500)', () => {
 
     // The same bytes with a valid signature do pass, so the cases above fail for their own reason.
     expect(tokens.check(`${input}.${sign(null, Buffer.from(input), createPrivateKey(pem)).toString('base64url')}`)).toMatchObject({ claims: CLAIMS });
+
+    // The same key, another gate's name: JWT_ISSUER / JWT_AUDIENCE are checked, and required.
+    const signed = (claims: Record<string, unknown>): string => {
+      const text = `${b64({ alg: 'EdDSA', typ: 'JWT', kid })}.${b64(claims)}`;
+      return `${text}.${sign(null, Buffer.from(text), createPrivateKey(pem)).toString('base64url')}`;
+    };
+    const { iss: _iss, aud: _aud, ...unnamed } = payload;
+    for (const [label, claims] of Object.entries({
+      'another iss': { ...payload, iss: 'https://other-gate.example' },
+      'another aud': { ...payload, aud: 'other-api' },
+      'aud listing only others': { ...payload, aud: ['a', 'b'] },
+      'no iss': { ...unnamed, aud: 'mint-api' },
+      'no aud': { ...unnamed, iss: 'https://gate.example' },
+    })) {
+      expect(tokens.check(signed(claims)), label).toMatchObject({ problem: 'invalid', why: expect.stringMatching(/^the token was not issued by this gate \((The (iss|aud) claim|None of aud claim values)/) });
+      expect(tokens.verify(signed(claims)), label).toBeUndefined();
+    }
+    expect(tokens.check(signed({ ...payload, aud: ['other-api', 'mint-api'] }))).toMatchObject({ claims: CLAIMS });
 
     // Verification reads the real clock: a token signed two minutes ago for 60 s has expired.
     now -= 120_000;

@@ -1,5 +1,5 @@
 import { invalidHeader } from '../../errors.js';
-import { address, baseUnits } from '../../lib/header-values.js';
+import { address, baseUnits, describe } from '../../lib/header-values.js';
 
 /** "Hold at least `amount` base units of `mint`": the unit of multitoken and tier policies. */
 export interface TokenRequirement {
@@ -14,7 +14,7 @@ export function tokenRequirement(name: string, value: unknown, where: string): T
   }
   const entry = value as Record<string, unknown>;
   const unknownKeys = Object.keys(entry).filter((key) => key !== 'mint' && key !== 'amount');
-  if (unknownKeys.length > 0) throw invalidHeader(name, `${where} has unknown field ${JSON.stringify(unknownKeys[0])}`);
+  if (unknownKeys.length > 0) throw invalidHeader(name, `${where} has unknown field ${describe(unknownKeys[0])}`);
   if (!('mint' in entry) || !('amount' in entry)) throw invalidHeader(name, `${where} needs both "mint" and "amount"`);
   return { mint: address(name, entry.mint), amount: baseUnits(name, entry.amount) };
 }
