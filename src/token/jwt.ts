@@ -3,6 +3,7 @@ import { createSigner, createVerifier, TokenError } from 'fast-jwt';
 import type { JwtAlg } from '../config.js';
 import { randomBytesFromPool } from '../lib/random-pool.js';
 import type { TokenKey } from './keys.js';
+import { WEAK_SUBJECTS } from './weak-subjects.js';
 
 /**
  * The gate's tokens: HS256 with JWT_SECRET (the spec's default), or EdDSA / ES256 with the keys of
@@ -98,6 +99,7 @@ export function createTokenService(settings: TokenSettings): TokenService {
       if (typeof claims.sub !== 'string' || typeof claims.feature !== 'string' || typeof claims.exp !== 'number') {
         return { problem: 'invalid', why: 'the token lacks the gate claims' };
       }
+      if (WEAK_SUBJECTS.has(claims.sub)) return { problem: 'invalid', why: 'the token names a wallet anyone can sign for (a small-order or non-canonical key)' };
       return { claims };
     } catch (error) {
       if (error instanceof TokenError && error.code === TokenError.codes.expired) return { problem: 'expired', why: 'the token has expired' };
@@ -140,6 +142,7 @@ export function createTokenService(settings: TokenSettings): TokenService {
       try {
         const claims = verify(token) as GateClaims;
         if (typeof claims.sub !== 'string' || typeof claims.feature !== 'string' || typeof claims.exp !== 'number') return undefined;
+        if (WEAK_SUBJECTS.has(claims.sub)) return undefined;
         return claims;
       } catch {
         return undefined;

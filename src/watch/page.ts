@@ -8,6 +8,7 @@
  */
 import * as ed from '@noble/ed25519';
 import bs58 from 'bs58';
+import { strictEd25519Refusal } from '../signature/strict-ed25519.js';
 import { authenticate, decodeTokenClaims, FEATURES, resolveSigner, X404Error, type AuthResult, type Feature, type PolicyFor, type WalletSigner } from '../sdk/index.js';
 
 interface DemoWallet {
@@ -281,7 +282,9 @@ async function showChallengeAndSignature(signed: { message: Uint8Array; signatur
   });
   step('challenge', 'done', `${signed.message.length} bytes: CHALLENGE, the nonce, the path /x404_auth/${feature} and the feature constant.`, marked);
 
-  const valid = await ed.verifyAsync(signed.signature, signed.message, bs58.decode(address));
+  // The gate's rules, not noble's lenient default (ZIP-215): strict checks first, then RFC 8032.
+  const publicKey = bs58.decode(address);
+  const valid = strictEd25519Refusal(publicKey, signed.signature) === undefined && (await ed.verifyAsync(signed.signature, signed.message, publicKey, { zip215: false }));
   step(
     'signature',
     valid ? 'done' : 'failed',

@@ -7,6 +7,7 @@ import { createSigner } from 'fast-jwt';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTokenService, type TokenService } from '../../src/token/jwt.js';
 import { loadTokenKeys, type TokenKey } from '../../src/token/keys.js';
+import { WEAK_SUBJECTS } from '../../src/token/weak-subjects.js';
 
 /**
  * The gate's token service: HS256 byte-compatible with earlier versions, EdDSA/ES256 with a kid,
@@ -175,5 +176,23 @@ describe('refusals (forward auth answers 401 for each, never 500)', () => {
     // Verification reads the real clock: a token signed two minutes ago for 60 s has expired.
     now -= 120_000;
     expect(tokens.check(tokens.sign(CLAIMS))).toMatchObject({ problem: 'expired' });
+  });
+});
+
+describe('tokens naming a wallet anyone can sign for', () => {
+  // A gate from before strict signature checks issued such tokens to anyone (the keyless forgery):
+  // still signed, still unexpired, so the token service itself refuses them.
+  it('the System Program and every other weak encoding as sub → refused by verify and check; a real wallet passes', () => {
+    const tokens = createTokenService({ alg: 'HS256', secret: SECRET, expirySeconds: 3600 });
+    expect(WEAK_SUBJECTS.size).toBe(48);
+    expect(WEAK_SUBJECTS.has('11111111111111111111111111111111')).toBe(true);
+    for (const sub of WEAK_SUBJECTS) {
+      const token = tokens.sign({ ...CLAIMS, sub });
+      expect(tokens.verify(token), sub).toBeUndefined();
+      expect(tokens.check(token).problem, sub).toBe('invalid');
+    }
+    const real = tokens.sign(CLAIMS);
+    expect(tokens.verify(real)?.sub).toBe(CLAIMS.sub);
+    expect(tokens.check(real).claims?.sub).toBe(CLAIMS.sub);
   });
 });
