@@ -14,6 +14,10 @@
  * | tier        | token      | 6        | tier: bronze ≥ 100, silver ≥ 1,000, gold ≥ 10,000 tokens |
  * | lock        | token      | 6        | timelock: hold ≥ 1,000 tokens for N days                 |
  *
+ * LAUNCH MINTS (demo-mint.ts, DEMO_LAUNCH_MINTS): `genesis` (SPL Token) and `genesis-t22`
+ * (Token-2022), decimals 0, supply 0, mint authority DEMO_MINT_SIGNER (the gate's demo co-signing
+ * key; `npm run dev` writes its keypair to DEMO_MINT_SIGNER_FILE): a MintTo lands only co-signed.
+ *
  * WALLETS (demoWallet(name): keypair; SOL in a system account unless said otherwise)
  * | name            | holds / history                                                                  | for            |
  * |-----------------|----------------------------------------------------------------------------------|----------------|
@@ -70,6 +74,7 @@ import { Keypair } from '@solana/web3.js';
 import { immutableOwnerExtension, transferFeeAmountExtension, transferFeeConfigExtension } from './layouts.js';
 import type { TokenProgramName } from './programs.js';
 import { buildCollections } from './collections/fixture.js';
+import { addDemoLaunchMints } from './demo-mint.js';
 import { customError, jupiterSwap, metaplexCall, solTransfer, stakeDelegation, tokenTransfer } from './recipes.js';
 import { ChainState, labelAddress } from './state.js';
 
@@ -193,6 +198,8 @@ export function buildDemoState(options: DemoStateOptions = {}): ChainState {
       ...(name === 't22' ? { extensions: [transferFeeConfigExtension(mintAuthority, 50, 5_000_000n)] } : {}),
     });
   }
+
+  addDemoLaunchMints(state);
 
   // Wallet SOL balances (every catalogue wallet except `empty` exists as a system account).
   const lamports: Partial<Record<DemoWalletName, number>> = { whale: 10_000 * SOL, active: 80 * SOL, old: 30 * SOL, quiet: 2 * SOL };
