@@ -228,7 +228,14 @@ export function buildDemoState(options: DemoStateOptions = {}): ChainState {
   });
   hold('portfolio', 'usdc', 500);
   hold('portfolio', 'bonk', 2_000_000);
-  hold('portfolio', 't22', 10);
+  // A token account of a transfer-fee mint carries TransferFeeAmount, as the ATA program creates it (the real program refuses transfers otherwise).
+  state.addTokenAccount({
+    owner: w('portfolio'),
+    mint: mint('t22'),
+    amount: units(10, 6),
+    program: 'token2022',
+    extensions: [immutableOwnerExtension(), transferFeeAmountExtension(0n)],
+  });
 
   // tier
   hold('tier-bronze', 'tier', 150);

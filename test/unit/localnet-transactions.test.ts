@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import bs58 from 'bs58';
-import { AddressLookupTableAccount, Keypair, PublicKey } from '@solana/web3.js';
+import { AddressLookupTableAccount, Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from '../../src/localnet/demo-mint.js';
 import { buildDemoState, demoMint, demoWallet } from '../../src/localnet/fixture.js';
@@ -542,6 +542,36 @@ describe('a token transfer between demo wallets', () => {
       expect(newest).toMatchObject({ signature: sent.result, memo: '[6] thanks' });
     }
     expect((await rpc('getSignaturesForAddress', [toOwner, { limit: 1 }])).result[0]?.signature).not.toBe(sent.result);
+  });
+});
+
+describe('the fixture\'s own accounts under the real programs', () => {
+  it('Token-2022 with extensions: a TransferChecked of the transfer-fee mint withholds the fee in the destination', async () => {
+    const holder = keypair(demoWallet('t22-holder').secretKey);
+    const t22 = demoMint('t22');
+    const from = ataOf(holder.publicKey.toBase58(), t22, 'token2022');
+    const toOwner = demoWallet('portfolio').publicKey;
+    const data = Buffer.alloc(10);
+    data[0] = 12; // TransferChecked
+    data.writeBigUInt64LE(1_000_000n, 1);
+    data[9] = 6;
+    const transferChecked = new TransactionInstruction({
+      programId: new PublicKey(TOKEN_2022),
+      keys: [
+        { pubkey: new PublicKey(from), isSigner: false, isWritable: true },
+        { pubkey: new PublicKey(t22), isSigner: false, isWritable: false },
+        { pubkey: new PublicKey(ataOf(toOwner, t22, 'token2022')), isSigner: false, isWritable: true },
+        { pubkey: holder.publicKey, isSigner: true, isWritable: false },
+      ],
+      data,
+    });
+    const sent = await send(legacyTransaction([transferChecked], await latestBlockhash(), [holder]));
+    expect(sent.error).toBeUndefined();
+    expect(await tokenBalance(holder.publicKey.toBase58(), t22)).toBe('41500000');
+    // The mint's fee is 50 basis points: 5,000 of the 1,000,000 stay withheld in the destination account.
+    const [destination] = (await rpc('getTokenAccountsByOwner', [toOwner, { mint: t22 }, { encoding: 'jsonParsed' }])).result.value;
+    expect(destination.account.data.parsed.info.tokenAmount.amount).toBe('10995000');
+    expect(destination.account.data.parsed.info.extensions).toContainEqual({ extension: 'transferFeeAmount', state: { withheldAmount: 5000 } });
   });
 });
 
