@@ -256,7 +256,7 @@ export class TransactionRpc {
     }
     if (sigVerify && !signaturesVerify(tx)) throw signatureFailure();
 
-    const outcome = this.simulate(tx, sigVerify, fault);
+    const outcome = this.simulate(tx, fault);
     const keys = outcome.run?.accountKeys ?? tx.staticKeys;
     let accounts: (string | null)[] | null = null;
     if (accountsConfig) {
@@ -283,7 +283,7 @@ export class TransactionRpc {
     }
     if (!skipPreflight) {
       if (!signaturesVerify(tx)) throw signatureFailure();
-      const preflight = this.simulate(tx, true, fault?.mode === 'simulate-failure' ? fault : null);
+      const preflight = this.simulate(tx, fault?.mode === 'simulate-failure' ? fault : null);
       if (preflight.err !== null) {
         throw new RpcError(RPC_SEND_TRANSACTION_PREFLIGHT_FAILURE, `Transaction simulation failed: ${describeTransactionError(preflight.err)}`, preflightData(preflight));
       }
@@ -301,14 +301,17 @@ export class TransactionRpc {
 
   // ---- execution
 
-  /** A simulation as the bank runs it: blockhash age (144 blocks at most), status cache, then the programs. */
-  private simulate(tx: WireTransaction, sigVerify: boolean, fault: FaultSpec | null): Simulation {
+  /**
+   * A simulation as the bank runs it: blockhash age (144 blocks at most), status cache, then the
+   * programs. Like the bank's, it does not check signatures: the callers verify them first when
+   * asked to (sigVerify, sendTransaction's preflight), as the node's `verify_transaction` does.
+   */
+  private simulate(tx: WireTransaction, fault: FaultSpec | null): Simulation {
     const blocked = this.checkBeforeExecution(tx, MAX_SIMULATION_AGE);
     if (blocked) return { err: blocked, run: null, fault: false };
     if (fault) return { err: (fault.err ?? DEFAULT_SIMULATE_FAULT_ERR) as TransactionErrorJson, run: null, fault: true };
-    const run = this.executor.simulate(tx, sigVerify);
+    const run = this.executor.simulate(tx);
     if (run.err !== null && SANITIZE_ERRORS.has(run.err)) throw invalidTransaction(run.err);
-    if (run.err === 'SignatureFailure') throw signatureFailure();
     return { err: run.err, run, fault: false };
   }
 
@@ -319,9 +322,13 @@ export class TransactionRpc {
     return null;
   }
 
-  /** The leader takes the transaction: it lands in the current slot, or is dropped as a leader drops it. */
+  /**
+   * The leader takes the transaction: it lands in the current slot, or is dropped as a leader drops
+   * it — its blockhash too old, already processed, or refused by the runtime before it could charge
+   * a fee (a signature that does not verify under the runtime's own check, a fee payer that cannot pay).
+   */
   private land(tx: WireTransaction): void {
-    if (this.checkBeforeExecution(tx, MAX_PROCESSING_AGE) !== null || !signaturesVerify(tx)) {
+    if (this.checkBeforeExecution(tx, MAX_PROCESSING_AGE) !== null) {
       this.droppedCount += 1;
       return;
     }
