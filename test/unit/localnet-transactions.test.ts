@@ -645,6 +645,35 @@ describe('reads stay off the execution engine', () => {
   });
 });
 
+describe('the call log (what the watch page shows)', () => {
+  it('records a co-signed mint step by step in a few words', async () => {
+    const recording = await startLocalnet({ port: 0, state: buildDemoState({ collections: false, lendingDumpsDir: null }), blockMs: 0, recordCalls: 50 });
+    try {
+      const call = (method: string, params?: unknown[]) => rpcCall(recording.url, method, params);
+      const wallet = Keypair.generate();
+      recording.state.setLamports(wallet.publicKey.toBase58(), 1_000_000_000);
+      const { blockhash, lastValidBlockHeight } = (await call('getLatestBlockhash')).result.value;
+      const tx = await genesisMint(wallet, { blockhash });
+      await call('simulateTransaction', [tx, { encoding: 'base64', sigVerify: true }]);
+      const signature = (await call('sendTransaction', [tx, { encoding: 'base64' }])).result;
+      await call('getSignatureStatuses', [[signature, bs58.encode(Buffer.alloc(64, 9))]]);
+      await call('getBlockHeight');
+      await call('sendTransaction', [tx, { encoding: 'base64' }]);
+      const answers = recording.calls().calls.map((c) => `${c.method}: ${c.answer}`);
+      expect(answers).toEqual([
+        `getLatestBlockhash: ${blockhash}, valid through block ${lastValidBlockHeight}`,
+        expect.stringMatching(/^simulateTransaction: simulated: success, \d+ compute units$/),
+        `sendTransaction: sent: ${signature}`,
+        'getSignatureStatuses: processed; unknown',
+        `getBlockHeight: block ${lastValidBlockHeight - 150}`,
+        'sendTransaction: error -32002: Transaction simulation failed: This transaction has already been processed',
+      ]);
+    } finally {
+      await recording.close();
+    }
+  });
+});
+
 describe('error names', () => {
   it('follow LiteSVM’s enums, so an error it reports by number is named as the node names it', () => {
     const declarations = readFileSync(createRequire(import.meta.url).resolve('litesvm/dist/internal.d.ts'), 'utf8');
