@@ -93,9 +93,9 @@ export class TransactionExecutor {
     return this.svm !== null;
   }
 
-  /** Runs without committing and, like the bank's simulation, without checking signatures. */
-  simulate(tx: WireTransaction): Execution {
-    return this.run(tx, false, false);
+  /** Runs without committing; `sigVerify` as the caller asked (the runtime checks signatures before anything else). */
+  simulate(tx: WireTransaction, sigVerify: boolean): Execution {
+    return this.run(tx, sigVerify, false);
   }
 
   /** Runs with the runtime's own signature verification and commits what the programs wrote to the state. */

@@ -6,10 +6,11 @@
  *
  * The chain's block clock is stopped (blockMs 0): each test moves it with POST /__localnet/blocks.
  */
+import { createPublicKey, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import bs58 from 'bs58';
-import { AddressLookupTableAccount, Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
+import { AddressLookupTableAccount, Keypair, PublicKey, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from '../../src/localnet/demo-mint.js';
 import { buildDemoState, demoMint, demoWallet } from '../../src/localnet/fixture.js';
@@ -305,6 +306,28 @@ describe('the same MintTo without the mint authority', () => {
     expect(await tokenBalance(owner, genesis)).toBeNull();
     // A simulation without sigVerify does not check signatures, as on a real node: it proves nothing about them.
     expect((await simulate(unsigned)).result.value.err).toBeNull();
+  });
+
+  it('verifies signatures as the runtime does (strict): a forgery under a small-order key that node:crypto accepts is refused', async () => {
+    // The identity point (y = 1) as a public key, R = the identity and S = 0: the cofactorless
+    // equation [S]B = R + [k]A holds for every message, so a plain RFC 8032 verifier accepts it.
+    const identity = Buffer.alloc(32);
+    identity[0] = 1;
+    const payer = new PublicKey(identity);
+    await localnetAdmin(chain.url, 'lamports', { address: payer.toBase58(), lamports: '1000000000' });
+    const tx = new Transaction({ feePayer: payer, recentBlockhash: await latestBlockhash() }).add(memo('weak key'));
+    const forgery = Buffer.concat([identity, Buffer.alloc(32)]);
+    const spki = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), identity]), format: 'der', type: 'spki' });
+    expect(verify(null, tx.serializeMessage(), spki, forgery)).toBe(true);
+    tx.addSignature(payer, forgery);
+    const wire = tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+    const failure = { code: -32003, message: 'Transaction signature verification failure' };
+    expect((await simulate(wire, { sigVerify: true })).error).toEqual(failure);
+    expect((await send(wire)).error).toEqual(failure);
+    const sent = await send(wire, { skipPreflight: true });
+    await blocks({ advance: 1 });
+    expect(await status(sent.result, true)).toBeNull();
+    expect((await rpc('getBalance', [payer.toBase58()])).result.value).toBe(1_000_000_000);
   });
 
   it('is refused when any byte of the signed message changes (the amount)', async () => {
