@@ -6,7 +6,7 @@
  *
  * The chain's block clock is stopped (blockMs 0): each test moves it with POST /__localnet/blocks.
  */
-import { createPublicKey, verify } from 'node:crypto';
+import { createPublicKey, randomInt, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import bs58 from 'bs58';
@@ -641,6 +641,36 @@ describe('wire format errors', () => {
     const bytes = Buffer.from(tx, 'base64');
     const oneSignature = Buffer.concat([Buffer.from([1]), bytes.subarray(1, 65), bytes.subarray(129)]);
     expect((await send(oneSignature.toString('base64'))).error).toEqual({ code: -32602, message: 'invalid transaction: Transaction failed to sanitize accounts offsets correctly' });
+  });
+});
+
+describe('mutated transactions', () => {
+  it('every mutation of a co-signed mint gets a JSON-RPC answer, and only the signed one mints', async () => {
+    const wallet = await fundedWallet();
+    const owner = wallet.publicKey.toBase58();
+    const blockhash = await latestBlockhash();
+    const instructions = [createAta(owner, owner, genesis, 'token'), mintTo(genesis, ataOf(owner, genesis, 'token'), authority.publicKey.toBase58(), 1n, 'token')];
+    const seeds = [legacyTransaction(instructions, blockhash, [wallet, authority]), v0Transaction(instructions, blockhash, [wallet, authority])].map((tx) => Buffer.from(tx, 'base64'));
+    const supply = await mintSupply(genesis);
+    const random = (n: number) => randomInt(Math.max(1, n));
+    const outcomes = new Set<string>();
+    for (let i = 0; i < 600; i += 1) {
+      let bytes = Buffer.from(seeds[i % 2]!);
+      const kind = random(4);
+      if (kind === 0) for (let k = 0; k <= random(4); k += 1) bytes[random(bytes.length)] = random(256);
+      else if (kind === 1) bytes = bytes.subarray(0, random(bytes.length));
+      else if (kind === 2) bytes = Buffer.concat([bytes, Buffer.from([random(256)])]);
+      else bytes = Buffer.concat([bytes.subarray(0, random(bytes.length)), Buffer.from([random(256)]), bytes.subarray(random(bytes.length))]);
+      const method = random(2) ? 'sendTransaction' : 'simulateTransaction';
+      const reply = await rpc(method, [bytes.toString('base64'), { encoding: 'base64', skipPreflight: random(2) === 1, sigVerify: method === 'simulateTransaction' && random(2) === 1 }]);
+      expect(reply.result !== undefined || Number.isInteger(reply.error?.code)).toBe(true);
+      outcomes.add(reply.error ? `error ${reply.error.code}` : method);
+    }
+    expect(outcomes).toContain('error -32003');
+    expect(outcomes).toContain('error -32602');
+    // Only an unchanged message keeps its signatures (trailing bytes are ignored, as bincode does): at most the two seeds mint.
+    expect((await mintSupply(genesis)) - supply).toBeLessThanOrEqual(2n);
+    expect((await rpc('getHealth')).result).toBe('ok');
   });
 });
 
