@@ -103,11 +103,6 @@ export class TransactionExecutor {
     return this.run(tx, true, true);
   }
 
-  /** The runtime's rent-exempt minimum (the same formula as accounts.ts; used to check it). */
-  minimumBalance(size: number): bigint {
-    return this.engine().minimumBalanceForRentExemption(BigInt(size));
-  }
-
   private engine(): LiteSvm {
     if (!this.svm) {
       this.module = require('litesvm/dist/internal.js') as LiteSvmModule;
