@@ -3,7 +3,10 @@ export const RPC_PARSE_ERROR = -32700;
 export const RPC_INVALID_REQUEST = -32600;
 export const RPC_METHOD_NOT_FOUND = -32601;
 export const RPC_INVALID_PARAMS = -32602;
+export const RPC_BLOCK_NOT_AVAILABLE = -32004;
 export const RPC_NODE_UNHEALTHY = -32005;
+export const RPC_TRANSACTION_HISTORY_NOT_AVAILABLE = -32011;
+export const RPC_MIN_CONTEXT_SLOT_NOT_REACHED = -32016;
 export const RPC_UNSUPPORTED_TRANSACTION_VERSION = -32015;
 
 export class RpcError extends Error {

@@ -10,6 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { handleAdmin, ADMIN_PREFIX } from './admin.js';
 import { CallLog, summarizeAnswer, type RecordedCall } from './call-log.js';
 import { FaultInjector, type FaultSpec } from './faults.js';
+import { NodeLedger, type LedgerSettings } from './ledger.js';
 import { ProviderSimulation, type ProviderSettings } from './provider.js';
 import { buildDemoState } from './fixture.js';
 import { callMethod } from './rpc.js';
@@ -24,6 +25,8 @@ export interface LocalnetHandle {
   faults: FaultInjector;
   /** Simulated provider latency and request-rate limit (provider.ts). */
   provider: ProviderSimulation;
+  /** What part of the ledger this node serves: lag, first available block, history, block times (ledger.ts). */
+  ledger: NodeLedger;
   /** Calls counted per method, batch members counted individually. Admin routes are not counted. */
   stats(): CounterSnapshot;
   resetStats(): void;
@@ -43,6 +46,8 @@ export interface LocalnetOptions {
   recordCalls?: number;
   /** Latency and rate limit of a hosted provider (provider.ts); default none. */
   provider?: Partial<ProviderSettings>;
+  /** What part of the ledger it serves (ledger.ts); default all of it, at the chain's slot. */
+  ledger?: Partial<LedgerSettings>;
 }
 
 /** The validator's JSON-RPC body limit. */
@@ -107,7 +112,7 @@ function parseRequest(raw: unknown): RpcRequest | RpcError {
 }
 
 /** Runs one parsed member of a request, applying a per-call fault (rpc-error, unhealthy) if it hits. */
-function answer(state: ChainState, request: RpcRequest | RpcError, fault: FaultSpec | null): string {
+function answer(state: ChainState, request: RpcRequest | RpcError, fault: FaultSpec | null, ledger: NodeLedger): string {
   if (request instanceof RpcError) return errorJson(null, request.toJson());
   if (fault && FaultInjector.hits(fault, request.method)) {
     if (fault.mode === 'rpc-error') {
@@ -122,7 +127,7 @@ function answer(state: ChainState, request: RpcRequest | RpcError, fault: FaultS
     }
   }
   try {
-    const result = callMethod(state, request.method, request.params);
+    const result = callMethod(state, request.method, request.params, ledger);
     if (fault?.mode === 'malformed' && fault.variant === 'no-value') return withoutValue(request.id, result);
     return `{"jsonrpc":"2.0","result":${result},"id":${JSON.stringify(request.id)}}`;
   } catch (error) {
@@ -145,6 +150,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const faults = new FaultInjector();
   const counters = new Counters();
   const provider = new ProviderSimulation(options.provider);
+  const ledger = new NodeLedger();
+  if (options.ledger) ledger.set(options.ledger);
   const callLog = options.recordCalls ? new CallLog(options.recordCalls) : undefined;
   /** Responses held open by the `timeout` fault, ended on close. */
   const held = new Set<ServerResponse>();
@@ -201,7 +208,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         res.on('close', () => held.delete(res));
         return;
     }
-    const answers = members.map((member) => answer(state, member, fault));
+    const answers = members.map((member) => answer(state, member, fault, ledger));
     record((member, index) => (fault?.mode === 'malformed' ? 'a malformed reply (fault)' : summarizeAnswer(member.method, answers[index]!)));
     let reply = isBatch ? `[${answers.join(',')}]` : answers[0]!;
     if (fault?.mode === 'malformed' && fault.variant !== 'no-value') reply = reply.slice(0, Math.max(1, Math.floor(reply.length / 2)));
@@ -211,7 +218,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const work = url.startsWith(ADMIN_PREFIX)
-      ? handleAdmin(req, res, { state, faults, counters, provider })
+      ? handleAdmin(req, res, { state, faults, counters, provider, ledger })
       : req.method === 'GET' && url === '/health'
         ? Promise.resolve(res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'))
         : req.method === 'POST'
@@ -250,6 +257,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     state,
     faults,
     provider,
+    ledger,
     stats: () => counters.snapshot(),
     resetStats: () => counters.reset(),
     calls: (since = 0) => callLog?.since(since) ?? { last: 0, calls: [] },
