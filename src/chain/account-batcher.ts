@@ -45,9 +45,12 @@ interface SliceGroup {
  * latest of them (the RPC client's deadline); each caller whose own deadline comes first is
  * rejected with a 503 at that moment, while the request goes on for the others.
  *
- * Minimum slots (one login's view of the chain, src/chain/reader.ts): a call shared by callers
- * carries the highest of their minimums as `minContextSlot`, so it is at least as new as each of
- * them needs. A caller without one (a login's first read, the usual case) adds nothing to the call.
+ * Minimum slots (one login's view of the chain, src/chain/reader.ts): callers with a minimum share
+ * calls among themselves, which carry the highest of their minimums as `minContextSlot`, so each is
+ * at least as new as every one of them needs. Callers without one (a login's first read, the hot
+ * path) never share a call with them: a node a slot or two short of someone else's minimum
+ * (-32016, retried after a pause) never holds up their answer. Both kinds still travel in one HTTP
+ * request, as separate calls.
  */
 export class AccountBatcher {
   private groups = new Map<string, SliceGroup>();
@@ -74,7 +77,8 @@ export class AccountBatcher {
       throw new TypeError('dataSlice offset and length must be whole numbers');
     }
     if (keys.length === 0) return Promise.resolve([]);
-    const groupKey = slice === undefined ? 'whole' : `${slice.offset}:${slice.length}`;
+    const sliceKey = slice === undefined ? 'whole' : `${slice.offset}:${slice.length}`;
+    const groupKey = minSlot > 0 ? `${sliceKey}:min` : sliceKey;
     let group = this.groups.get(groupKey);
     if (group === undefined) {
       group = { slice, keys: new Set(), waiters: [], minSlot: 0 };

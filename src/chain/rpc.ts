@@ -37,10 +37,12 @@ import type { ChainObserver, HistoryHorizon } from './types.js';
  * - One view of the chain (docs/solana-wire-format.md, "One view of the chain"): each endpoint's
  *   newest slot is tracked from its replies' `context.slot`. A request may carry a minimum slot
  *   (`RpcRequest.minSlot`, sent as `minContextSlot` by its caller): a reply whose context slot is
- *   below it, or a -32016 ("Minimum context slot has not been reached"), is retried like a failure —
- *   after the few slots the node lacks when it is nearly there, else on another endpoint. Any reply
- *   more than LAGGING_SLOTS behind the newest slot an endpoint answered at lately is refused the
- *   same way, so an endpoint that has fallen behind is skipped (it cools down) while it is behind.
+ *   below it, or a -32016 ("Minimum context slot has not been reached"), is retried. A node at most
+ *   CATCH_UP_SLOTS short is only not there yet: that call alone goes to another endpoint, or waits
+ *   the missing slots, and the endpoint stays in use for every other call. A node further behind,
+ *   or any reply more than LAGGING_SLOTS behind the newest slot an endpoint answered at lately, is
+ *   a failure of its endpoint: it cools down, so an endpoint that has fallen behind is skipped
+ *   while it is behind.
  * - History horizon: historyHorizon() reads an endpoint's getFirstAvailableBlock (and that block's
  *   time), kept HISTORY_HORIZON_TTL_MS: the history features ask it of the endpoint that answered a
  *   page.
@@ -173,10 +175,11 @@ export class RpcEndpoint {
 }
 
 /**
- * `waitMs`: how long the endpoint should rest before it is asked again (a node a few slots short of
- * a minimum); `behind`: the node answered from, or is at, a slot older than the read needs.
+ * `behind`: the node answered from, or is at, a slot older than the read needs. `catchUpMs`: it is
+ * only a few slots short — the call is retried after that long (or elsewhere), and the endpoint is
+ * not to blame.
  */
-type Verdict = { ok: true; result: unknown } | { ok: false; permanent: boolean; reason: string; waitMs?: number; behind?: boolean };
+type Verdict = { ok: true; result: unknown } | { ok: false; permanent: boolean; reason: string; behind?: boolean; catchUpMs?: number };
 
 /**
  * What one HTTP attempt did: HTTP-level failure (all members), or per-member verdicts. `kind` of a
@@ -185,7 +188,7 @@ type Verdict = { ok: true; result: unknown } | { ok: false; permanent: boolean; 
  */
 type AttemptResult =
   | { kind: 'failed'; reason: string; permanent: boolean; retryAfterMs: number; blame: 'endpoint' | 'none' }
-  | { kind: 'answered'; verdicts: Verdict[] };
+  | { kind: 'answered'; verdicts: Verdict[]; endpoint: RpcEndpoint };
 
 /** An HTTP attempt under way. */
 interface Exchange {
@@ -391,8 +394,11 @@ export class RpcClient {
     let pending = members;
     let lastReason = '';
     let lastRetryAfterMs = 0;
+    // An endpoint a few slots short of the calls' minimum, and until when it cannot have caught up.
+    let catchUp: CatchUp | undefined;
     for (let attempt = 1; pending.length > 0; attempt++) {
-      const choice = await this.chooseEndpoint(deadline, attempt > 1);
+      const choice = await this.chooseEndpoint(deadline, attempt > 1, catchUp);
+      catchUp = undefined;
       if ('why' in choice) {
         // "No answer in time" already says there is no time left.
         const redundant = lastReason === choice.why || (lastReason === NO_ANSWER_IN_TIME && choice.why === NO_TIME_TO_RETRY);
@@ -418,6 +424,10 @@ export class RpcClient {
           else {
             retry.push(member);
             lastReason = verdict.reason;
+            if (verdict.catchUpMs !== undefined) {
+              const untilMs = now() + verdict.catchUpMs;
+              if (catchUp === undefined || untilMs > catchUp.untilMs) catchUp = { endpoint: result.endpoint, untilMs };
+            }
           }
         });
       }
@@ -431,20 +441,22 @@ export class RpcClient {
 
   /**
    * The current endpoint, or the first one not cooling down, or (after a short wait) the one that
-   * cools first — or why no attempt fits before the deadline.
+   * cools first — or why no attempt fits before the deadline. `catchUp`: an endpoint these calls
+   * should not be sent to again before it can have reached their minimum slot.
    */
-  private async chooseEndpoint(deadline: number, isRetry: boolean): Promise<{ endpoint: RpcEndpoint } | { why: string; waitMs: number }> {
+  private async chooseEndpoint(deadline: number, isRetry: boolean, catchUp?: CatchUp): Promise<{ endpoint: RpcEndpoint } | { why: string; waitMs: number }> {
     const start = now();
     const left = deadline - start;
     if (left <= 0 || (isRetry && left < this.minAttemptMs)) return { why: NO_TIME_TO_RETRY, waitMs: 0 };
     const count = this.endpoints.length;
+    const usableAt = (endpoint: RpcEndpoint): number => (endpoint === catchUp?.endpoint ? Math.max(endpoint.coolUntil, catchUp.untilMs) : endpoint.coolUntil);
     let soonest: RpcEndpoint | undefined;
     for (let step = 0; step < count; step++) {
       const endpoint = this.endpoints[(this.current + step) % count]!;
-      if (endpoint.coolUntil <= start) return { endpoint };
-      if (soonest === undefined || endpoint.coolUntil < soonest.coolUntil) soonest = endpoint;
+      if (usableAt(endpoint) <= start) return { endpoint };
+      if (soonest === undefined || usableAt(endpoint) < usableAt(soonest)) soonest = endpoint;
     }
-    const waitMs = soonest!.coolUntil - start;
+    const waitMs = usableAt(soonest!) - start;
     if (waitMs > MAX_WAIT_MS) return { why: 'every RPC endpoint is rate limited or failing', waitMs };
     if (waitMs + this.minAttemptMs > left) return { why: `every RPC endpoint is cooling down; ${NO_TIME_TO_RETRY}`, waitMs };
     await new Promise((resolve) => setTimeout(resolve, waitMs));
@@ -581,7 +593,7 @@ export class RpcClient {
       return { kind: 'failed', reason: 'malformed JSON reply', permanent: false, retryAfterMs: 0, blame: 'endpoint' };
     }
     const at = now();
-    return { kind: 'answered', verdicts: matchReplies(reply, members).map((reply, i) => this.verdictOn(reply, members[i]!, endpoint, at)) };
+    return { kind: 'answered', endpoint, verdicts: matchReplies(reply, members).map((reply, i) => this.verdictOn(reply, members[i]!, endpoint, at)) };
   }
 
   /**
@@ -632,17 +644,15 @@ export class RpcClient {
       return;
     }
     let retryable = false;
-    let restMs = 0;
     result.verdicts.forEach((verdict, i) => {
       if (verdict.ok) return;
       this.counters.errors++;
       this.observer.rpcError?.(members[i]!.method, verdict.behind ? 'behind' : 'rpc');
-      if (!verdict.permanent) retryable = true;
-      restMs = Math.max(restMs, verdict.waitMs ?? 0);
+      // A node a few slots short of one call's minimum is not failing: the others use it on.
+      if (!verdict.permanent && verdict.catchUpMs === undefined) retryable = true;
     });
-    // An unhealthy node (-32005 behind, a slot behind, missing answers) is as good as down: fail
-    // over. One a few slots short of a read's minimum rests while it catches up.
-    if (retryable) this.markFailed(endpoint, restMs);
+    // An unhealthy node (-32005, fallen behind, missing answers) is as good as down: fail over.
+    if (retryable) this.markFailed(endpoint, 0);
     else this.markGood(endpoint);
   }
 
@@ -671,15 +681,22 @@ interface RawReply {
 /** The result of a request aborted because the other request of its hedge won. */
 const LOST: AttemptResult = { kind: 'failed', reason: 'lost the hedge', permanent: false, retryAfterMs: 0, blame: 'none' };
 
+/** Calls that found `endpoint` a few slots short: not sent there again before `untilMs`. */
+interface CatchUp {
+  endpoint: RpcEndpoint;
+  untilMs: number;
+}
+
 /**
- * A reply from `slot` where `needed` is required (either may be unknown for a -32016): retried,
- * after the missing slots when the node is nearly there, on another endpoint otherwise.
+ * A reply from `slot` where `needed` is required (the node's slot may be unknown for a -32016):
+ * retried — after the missing slots, or elsewhere, when the node is nearly there; otherwise the
+ * node has fallen behind and its endpoint is to blame.
  */
 function behind(slot: number | undefined, needed: number): Verdict {
   const short = slot === undefined ? undefined : needed - slot;
-  const waitMs = short !== undefined && short > 0 && short <= CATCH_UP_SLOTS ? short * SLOT_MS : 0;
   const reason = slot === undefined ? 'the node has not reached the slot already read (-32016)' : `the node is at slot ${slot}, behind slot ${needed} already read`;
-  return { ok: false, permanent: false, reason, waitMs, behind: true };
+  if (short !== undefined && short > 0 && short <= CATCH_UP_SLOTS) return { ok: false, permanent: false, reason, behind: true, catchUpMs: short * SLOT_MS };
+  return { ok: false, permanent: false, reason, behind: true };
 }
 
 function isSlot(value: unknown): value is number {

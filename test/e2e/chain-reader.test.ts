@@ -510,6 +510,30 @@ describe('one view of the chain per login (minContextSlot, context.slot)', () =>
     expect(chainReader.stats().errors).toBeGreaterThanOrEqual(2);
   });
 
+  it('a node a few slots short: that read waits for it to catch up, and the node serves other reads meanwhile', async () => {
+    const [node] = await nodes(1);
+    const login = reader({ SOLANA_RPC_URL: node!.url, RPC_RETRIES: '1' }).withDeadline(Infinity);
+    await login.getTokenBalances(wallet('clean'), [usdc]);
+    node!.ledger.set({ slotsBehind: 2, laggingMethods: ['getSignaturesForAddress'] });
+    const mark = node!.calls().last;
+    const history = login.getSignaturesForAddress(wallet('young'), { limit: 10 });
+    while (!node!.calls(mark).calls.some((call) => call.answer.startsWith('error -32016'))) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Another read of the login, while the history read waits (two slots, 800 ms): not held up.
+    const [account] = await login.getMultipleAccounts([wallet('clean')]);
+    expect(account?.lamports).toBe(5_000_000_000);
+    node!.ledger.set({ slotsBehind: 0 }); // the node catches up
+    const { signatures } = await history;
+    expect(signatures).toHaveLength(3);
+    // The page refused (-32016), the accounts read answered, the page again, then the endpoint's probe.
+    const calls = node!.calls(mark).calls.map((call) => `${call.method}: ${call.answer.startsWith('error') ? call.answer.slice(0, 12) : 'ok'}`);
+    expect(calls).toEqual([
+      'getSignaturesForAddress: error -32016',
+      'getMultipleAccounts: ok',
+      'getSignaturesForAddress: ok',
+      'getSignaturesForAddress: error -32016',
+    ]);
+  });
+
   it('without a node at the slot already read, the read is a 503', async () => {
     const [node] = await nodes(1);
     const login = reader({ SOLANA_RPC_URL: node!.url, RPC_RETRIES: '1' }).withDeadline(Infinity);
