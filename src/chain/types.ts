@@ -149,7 +149,9 @@ export interface ChainReader {
    * The same reader, bounded by `deadlineMs` (performance.now() ms): every RPC call it makes stops
    * retrying when no attempt fits before the deadline, aborts an attempt still in flight at the
    * deadline, and rejects with 503 by then even when its read is shared with other callers. A
-   * cheap view (one small object): the pipeline makes one per login (LOGIN_TIMEOUT_MS).
+   * cheap view (one small object): the pipeline makes one per login (LOGIN_TIMEOUT_MS). It is also
+   * one view of the chain: its reads after the first are at least as new as every reply its
+   * earlier reads used (minContextSlot; docs/solana-wire-format.md, "One view of the chain").
    */
   withDeadline(deadlineMs: number): ChainReader;
   /**
