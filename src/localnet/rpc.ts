@@ -38,8 +38,9 @@ export interface NodeView {
 
 type Handler = (state: ChainState, params: unknown[], node: NodeView) => string;
 
-function context(node: NodeView, valueJson: string): string {
-  return `{"context":{"apiVersion":"${API_VERSION}","slot":${node.slot}},"value":${valueJson}}`;
+/** `{context, value}` as of `slot`: the node's (a lagging node answers as of an older one, ledger.ts). */
+function context(state: ChainState, valueJson: string, slot = state.slot): string {
+  return `{"context":{"apiVersion":"${API_VERSION}","slot":${slot}},"value":${valueJson}}`;
 }
 
 /**
@@ -126,7 +127,7 @@ const getAccountInfo: Handler = (state, params, node) => {
   const options = parseEncodingOptions(config);
   checkMinContextSlot(config, node);
   const account = state.getAccount(address);
-  return context(node, account ? renderAccount(account, options, mintDecimalsLookup(state))! : 'null');
+  return context(state, account ? renderAccount(account, options, mintDecimalsLookup(state))! : 'null', node.slot);
 };
 
 const getMultipleAccounts: Handler = (state, params, node) => {
@@ -148,13 +149,13 @@ const getMultipleAccounts: Handler = (state, params, node) => {
     }
     return renderAccount(account, options, decimals)!;
   });
-  return context(node, `[${values.join(',')}]`);
+  return context(state, `[${values.join(',')}]`, node.slot);
 };
 
 const getBalance: Handler = (state, params, node) => {
   const address = pubkeyParam(params[0]);
   checkMinContextSlot(configAt(params, 1), node);
-  return context(node, String(state.getAccount(address)?.lamports ?? 0n));
+  return context(state, String(state.getAccount(address)?.lamports ?? 0n), node.slot);
 };
 
 const getTokenAccountsByOwner: Handler = (state, params, node) => {
@@ -188,7 +189,7 @@ const getTokenAccountsByOwner: Handler = (state, params, node) => {
     if (mint !== null && bs58.encode(account.data.subarray(0, 32)) !== mint) continue;
     matching.push(address);
   }
-  return context(node, keyedAccountsJson(state, matching, options, true));
+  return context(state, keyedAccountsJson(state, matching, options, true), node.slot);
 };
 
 interface MemcmpFilter {
@@ -246,7 +247,7 @@ const getProgramAccounts: Handler = (state, params, node) => {
     matching.push(address);
   }
   const list = keyedAccountsJson(state, matching, options, false);
-  return config.withContext === true ? context(node, list) : list;
+  return config.withContext === true ? context(state, list, node.slot) : list;
 };
 
 /** The node reports memos as "[byte length] text". */
