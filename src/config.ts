@@ -58,6 +58,8 @@ export interface Config {
   historyMaxPages: number;
   /** Most getTransaction reads one activity or timelock check may make. */
   historyMaxTransactions: number;
+  /** How long an endpoint's getFirstAvailableBlock answer (its history horizon) is trusted; 0: read it every time it is needed. */
+  historyHorizonTtlMs: number;
   /** Most candidate NFTs (token accounts holding exactly 1) one collection check examines (docs/collection.md). */
   collectionMaxNfts: number;
   /** A DAS API endpoint for compressed NFTs (collection feature); unset: compressed NFTs are not checked. */
@@ -360,6 +362,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     historyMaxPages: integer(env, 'HISTORY_MAX_PAGES', 20, 1, 1000),
     historyMaxTransactions: integer(env, 'HISTORY_MAX_TRANSACTIONS', 500, 1, 100_000),
+    historyHorizonTtlMs: integer(env, 'HISTORY_HORIZON_TTL_MS', 60_000, 0, 3_600_000),
     collectionMaxNfts: integer(env, 'COLLECTION_MAX_NFTS', 500, 1, 5_000),
     dasUrl: optionalUrl(env, 'DAS_URL'),
     dasMaxPages: integer(env, 'DAS_MAX_PAGES', 5, 1, 100),

@@ -24,6 +24,8 @@ interface SliceGroup {
   slice: DataSlice | undefined;
   keys: Set<string>;
   waiters: Waiter[];
+  /** The highest of its callers' minimum slots (0: none): the shared calls are at least that new. */
+  minSlot: number;
 }
 
 /**
@@ -42,6 +44,13 @@ interface SliceGroup {
  * Deadlines: callers with different deadlines share one request. The request runs until the
  * latest of them (the RPC client's deadline); each caller whose own deadline comes first is
  * rejected with a 503 at that moment, while the request goes on for the others.
+ *
+ * Minimum slots (one login's view of the chain, src/chain/reader.ts): callers with a minimum share
+ * calls among themselves, which carry the highest of their minimums as `minContextSlot`, so each is
+ * at least as new as every one of them needs. Callers without one (a login's first read, the hot
+ * path) never share a call with them: a node a slot or two short of someone else's minimum
+ * (-32016, retried after a pause) never holds up their answer. Both kinds still travel in one HTTP
+ * request, as separate calls.
  */
 export class AccountBatcher {
   private groups = new Map<string, SliceGroup>();
@@ -60,19 +69,22 @@ export class AccountBatcher {
    * Keys must be base58 addresses (TypeError otherwise, so one caller's bad key cannot fail a shared
    * call). `keysAreDerived`: the caller computed the keys from bytes (ATA derivation), so they are
    * addresses. `deadlineMs`: performance.now() ms by which the caller wants its answer or a 503.
+   * `minSlot`: the oldest slot the answer may be read at (0: any).
    */
-  load(keys: readonly string[], slice?: DataSlice, keysAreDerived = false, deadlineMs = Infinity): Promise<(AccountInfo | null)[]> {
+  load(keys: readonly string[], slice?: DataSlice, keysAreDerived = false, deadlineMs = Infinity, minSlot = 0): Promise<(AccountInfo | null)[]> {
     if (!keysAreDerived) for (const key of keys) addressBytes(key);
     if (slice !== undefined && !(isCount(slice.offset) && isCount(slice.length))) {
       throw new TypeError('dataSlice offset and length must be whole numbers');
     }
     if (keys.length === 0) return Promise.resolve([]);
-    const groupKey = slice === undefined ? 'whole' : `${slice.offset}:${slice.length}`;
+    const sliceKey = slice === undefined ? 'whole' : `${slice.offset}:${slice.length}`;
+    const groupKey = minSlot > 0 ? `${sliceKey}:min` : sliceKey;
     let group = this.groups.get(groupKey);
     if (group === undefined) {
-      group = { slice, keys: new Set(), waiters: [] };
+      group = { slice, keys: new Set(), waiters: [], minSlot: 0 };
       this.groups.set(groupKey, group);
     }
+    if (minSlot > group.minSlot) group.minSlot = minSlot;
     for (const key of keys) group.keys.add(key);
     const promise = new Promise<(AccountInfo | null)[]>((resolve, reject) =>
       group.waiters.push({ keys: [...keys], deadline: deadlineMs, settled: false, resolve, reject }),
@@ -123,7 +135,8 @@ export class AccountBatcher {
       this.observer.accountsBatch?.(keys.length);
       const options: Record<string, unknown> = { encoding: 'base64', commitment: this.config.rpcCommitment };
       if (group.slice !== undefined) options.dataSlice = group.slice;
-      return { method: 'getMultipleAccounts', params: [keys, options], parse: (result) => parseAccountList(result, keys.length, group.slice) };
+      if (group.minSlot > 0) options.minContextSlot = group.minSlot;
+      return { method: 'getMultipleAccounts', params: [keys, options], parse: (result) => parseAccountList(result, keys.length, group.slice), minSlot: group.minSlot };
     });
     const outcomes = await this.sendUntilDeadlines(requests, groups);
 

@@ -34,9 +34,10 @@ export class CallCoalescer {
     this.window = new BatchWindow(rpc, config, () => void this.flush(), () => this.queue.reduce((earliest, waiter) => Math.min(earliest, waiter.deadline), Infinity));
   }
 
-  call<T>(method: string, params: RpcRequest['params'], parse: (result: unknown) => T, deadlineMs = Infinity): Promise<T> {
+  /** As RpcClient.call: `minSlot` is the oldest slot its answer may be read at (RpcRequest.minSlot). */
+  call<T>(method: string, params: RpcRequest['params'], parse: RpcRequest<T>['parse'], deadlineMs = Infinity, minSlot = 0): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ request: { method, params, parse }, deadline: deadlineMs, settled: false, resolve: resolve as (result: unknown) => void, reject });
+      this.queue.push({ request: { method, params, parse, minSlot }, deadline: deadlineMs, settled: false, resolve: resolve as (result: unknown) => void, reject });
       this.window.joined();
     });
   }

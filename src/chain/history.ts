@@ -1,7 +1,7 @@
 import bs58 from 'bs58';
 import { addressBytes, looksLikeAddress, looksLikeSignature } from './address.js';
 import { isCount, isObject, malformed } from './replies.js';
-import type { RpcClient } from './rpc.js';
+import type { RpcClient, RpcEndpoint } from './rpc.js';
 import type { ChainInstruction, ChainTransaction, SignatureInfo, TokenBalance } from './types.js';
 
 /** History reads refuse `processed` (docs/solana-wire-format.md); the reader passes `confirmed` instead. */
@@ -9,13 +9,21 @@ export type HistoryCommitment = 'confirmed' | 'finalized';
 
 const MAX_SIGNATURES_PER_PAGE = 1000;
 
+/**
+ * One page of signatures and the endpoint that answered it (whose history horizon says whether the
+ * page's end is the end of the history). `minSlot` > 0 is sent as `minContextSlot`: a node whose
+ * slot (at `commitment`) is below it refuses with -32016 and another is asked. The reply carries no
+ * slot of its own, so a node that ignored the parameter could not be told apart: only nodes that
+ * honour it (the validator does) make the guarantee.
+ */
 export async function readSignatures(
   rpc: Pick<RpcClient, 'call'>,
   commitment: HistoryCommitment,
   address: string,
   options: { limit: number; before?: string; until?: string },
   deadlineMs = Infinity,
-): Promise<SignatureInfo[]> {
+  minSlot = 0,
+): Promise<{ signatures: SignatureInfo[]; endpoint: RpcEndpoint }> {
   addressBytes(address);
   const { limit, before, until } = options;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SIGNATURES_PER_PAGE) throw new TypeError('limit must be 1–1000');
@@ -25,7 +33,14 @@ export async function readSignatures(
   const config: Record<string, unknown> = { limit, commitment };
   if (before !== undefined) config.before = before;
   if (until !== undefined) config.until = until;
-  return rpc.call('getSignaturesForAddress', [address, config], (result) => parseSignatures(result, limit), deadlineMs);
+  if (minSlot > 0) config.minContextSlot = minSlot;
+  return rpc.call(
+    'getSignaturesForAddress',
+    [address, config],
+    (result, { endpoint }) => ({ signatures: parseSignatures(result, limit), endpoint }),
+    deadlineMs,
+    minSlot,
+  );
 }
 
 function parseSignatures(result: unknown, limit: number): SignatureInfo[] {
@@ -44,7 +59,11 @@ function parseSignatures(result: unknown, limit: number): SignatureInfo[] {
   });
 }
 
-/** One JSON-RPC batch (split by the RPC client as needed); any failed read fails the whole call. */
+/**
+ * One JSON-RPC batch (split by the RPC client as needed); any failed read fails the whole call.
+ * getTransaction takes no `minContextSlot`: the signatures come from a page that had one, and a node
+ * that does not have a transaction answers null (a 503 for the history features).
+ */
 export async function readTransactions(
   rpc: RpcClient,
   commitment: HistoryCommitment,

@@ -21,6 +21,7 @@ export async function readProgramAccounts(
   programId: string,
   options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice },
   deadlineMs = Infinity,
+  minSlot = 0,
 ): Promise<KeyedAccount[]> {
   if (!validPrograms.has(programId)) {
     addressBytes(programId);
@@ -33,6 +34,8 @@ export async function readProgramAccounts(
   }
   const config: Record<string, unknown> = { encoding: 'base64', commitment, filters };
   if (dataSlice !== undefined) config.dataSlice = dataSlice;
+  // The reply (a bare list) carries no slot: `minContextSlot` has the node refuse if it is older.
+  if (minSlot > 0) config.minContextSlot = minSlot;
   return rpc.call(METHOD, [programId, config], (result) => {
     const accounts = parseKeyedAccounts(result, METHOD, dataSlice?.length);
     for (const { account } of accounts) {
@@ -42,7 +45,7 @@ export async function readProgramAccounts(
       }
     }
     return accounts;
-  }, deadlineMs);
+  }, deadlineMs, minSlot);
 }
 
 /** A local predicate equal to the node's filter; TypeError for a filter the node would refuse. */

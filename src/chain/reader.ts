@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { upstreamUnavailable } from '../errors.js';
 import { AccountBatcher } from './account-batcher.js';
 import { CallCoalescer } from './call-coalescer.js';
 import { isAtaCached, rememberAssociatedTokenAddress, type AtaSeed } from './ata.js';
@@ -7,9 +8,9 @@ import { readAllBalances, readAtaBalances, readTokenAccounts } from './holdings.
 import { LruCache } from './lru.js';
 import { MintPrograms } from './mint-programs.js';
 import { readProgramAccounts } from './program-accounts.js';
-import { type FetchLike, RpcClient } from './rpc.js';
+import { type FetchLike, LAGGING_SLOTS, RpcClient } from './rpc.js';
 import { keepAliveFetch } from './transport.js';
-import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainStats, DataSlice, KeyedAccount, ProgramAccountsFilter, SignatureInfo } from './types.js';
+import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainStats, DataSlice, HistoryPage, KeyedAccount, ProgramAccountsFilter } from './types.js';
 
 /**
  * The gate's ChainReader over JSON-RPC (rpc.ts), with getMultipleAccounts — and so the ATA
@@ -55,12 +56,39 @@ interface Parts {
   historyCommitment: HistoryCommitment;
 }
 
-/** Shared parts plus one deadline: withDeadline() costs one small object per login. */
+/**
+ * Shared parts plus one deadline and one view of the chain: withDeadline() costs one small object
+ * per login.
+ *
+ * The view (docs/solana-wire-format.md, "One view of the chain"): `seenSlot` is at least the slot of
+ * every reply this login's reads used — the newest slot any endpoint had answered at when each of
+ * them completed (a bound the shared, merged reads can give without telling each caller its own
+ * slot). Later reads of the login ask for it as their minimum: a history page after a balance read
+ * comes from a node that has seen at least what the balance read saw. A login's first read has no
+ * minimum, so the hot path (one merged getMultipleAccounts) sends nothing more.
+ */
 class RpcChainReader implements ChainReader {
+  private seenSlot = 0;
+
   constructor(
     private readonly parts: Parts,
     private readonly deadlineMs: number,
   ) {}
+
+  /** After a read completed: what it used is no newer than what the client has seen now. */
+  private saw(): void {
+    const newest = this.parts.rpc.newestSlot();
+    if (newest > this.seenSlot) this.seenSlot = newest;
+  }
+
+  /**
+   * The minimum for a read whose reply carries no slot (history pages, program scans): the login's
+   * view, and never more than LAGGING_SLOTS behind the chain as last seen, so a node that has fallen
+   * behind refuses it even on a login's first read.
+   */
+  private minimumWithoutContext(): number {
+    return Math.max(this.seenSlot, this.parts.rpc.newestSlot() - LAGGING_SLOTS, 0);
+  }
 
   withDeadline(deadlineMs: number): ChainReader {
     return new RpcChainReader(this.parts, deadlineMs);
@@ -68,13 +96,17 @@ class RpcChainReader implements ChainReader {
 
   async getTokenBalances(wallet: string, mints: readonly string[]): Promise<Map<string, bigint>> {
     const { config, rpc, batcher, mintPrograms } = this.parts;
-    return config.holdingsScope === 'ata'
+    const balances = await (config.holdingsScope === 'ata'
       ? readAtaBalances(batcher, mintPrograms, wallet, mints, this.deadlineMs)
-      : readAllBalances(rpc, config.rpcCommitment, wallet, mints, this.deadlineMs);
+      : readAllBalances(rpc, config.rpcCommitment, wallet, mints, this.deadlineMs));
+    this.saw();
+    return balances;
   }
 
   async getTokenAccounts(wallet: string): Promise<OwnedTokenAccount[]> {
-    return readTokenAccounts(this.parts.rpc, this.parts.config.rpcCommitment, wallet, this.deadlineMs);
+    const accounts = await readTokenAccounts(this.parts.rpc, this.parts.config.rpcCommitment, wallet, this.deadlineMs);
+    this.saw();
+    return accounts;
   }
 
   atasToDerive(wallet: string, mints: readonly string[]): AtaSeed[] {
@@ -96,11 +128,21 @@ class RpcChainReader implements ChainReader {
   }
 
   async getMultipleAccounts(keys: readonly string[], slice?: DataSlice): Promise<(AccountInfo | null)[]> {
-    return this.parts.batcher.load(keys, slice, false, this.deadlineMs);
+    const accounts = await this.parts.batcher.load(keys, slice, false, this.deadlineMs, this.seenSlot);
+    this.saw();
+    return accounts;
   }
 
-  async getSignaturesForAddress(address: string, page: { limit: number; before?: string; until?: string }): Promise<SignatureInfo[]> {
-    return readSignatures(this.parts.calls, this.parts.historyCommitment, address, page, this.deadlineMs);
+  async getSignaturesForAddress(address: string, page: { limit: number; before?: string; until?: string }): Promise<HistoryPage> {
+    const { rpc, calls, historyCommitment } = this.parts;
+    const deadlineMs = this.deadlineMs;
+    const minimum = this.minimumWithoutContext();
+    const { signatures, endpoint } = await readSignatures(calls, historyCommitment, address, page, deadlineMs, minimum);
+    // The page carries no slot: it is as new as the minimum only if its node honours the parameter.
+    if (minimum > 0 && !(await rpc.honoursHistoryMinimum(endpoint, { address, commitment: historyCommitment }, deadlineMs))) {
+      throw upstreamUnavailable('getSignaturesForAddress: the RPC node ignores minContextSlot, so its history may be older than what this login already read');
+    }
+    return { signatures, horizon: () => rpc.historyHorizon(endpoint, deadlineMs) };
   }
 
   async getTransactions(signatures: readonly string[]) {
@@ -108,7 +150,7 @@ class RpcChainReader implements ChainReader {
   }
 
   async getProgramAccounts(programId: string, query: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice }): Promise<KeyedAccount[]> {
-    return readProgramAccounts(this.parts.calls, this.parts.config.rpcCommitment, programId, query, this.deadlineMs);
+    return readProgramAccounts(this.parts.calls, this.parts.config.rpcCommitment, programId, query, this.deadlineMs, this.minimumWithoutContext());
   }
 
   knownTransactionAt(address: string): number | undefined {

@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
 import { type GateError, upstreamUnavailable } from '../errors.js';
-import { MalformedReply } from './replies.js';
-import type { ChainObserver } from './types.js';
+import { malformed, MalformedReply } from './replies.js';
+import type { ChainObserver, HistoryHorizon } from './types.js';
 
 /**
  * Solana JSON-RPC over plain HTTP POST (transport.ts: node:http with a keep-alive agent; any
@@ -34,6 +34,18 @@ import type { ChainObserver } from './types.js';
  *   not wait for a concurrency slot — the slots may all be held by requests to the stalled
  *   provider, which is exactly when a hedge is needed — so at most RPC_CONCURRENCY hedges join the
  *   RPC_CONCURRENCY requests in flight.
+ * - One view of the chain (docs/solana-wire-format.md, "One view of the chain"): each endpoint's
+ *   newest slot is tracked from its replies' `context.slot`. A request may carry a minimum slot
+ *   (`RpcRequest.minSlot`, sent as `minContextSlot` by its caller): a reply whose context slot is
+ *   below it, or a -32016 ("Minimum context slot has not been reached"), is retried. A node at most
+ *   CATCH_UP_SLOTS short is only not there yet: that call alone goes to another endpoint, or waits
+ *   the missing slots, and the endpoint stays in use for every other call. A node further behind,
+ *   or any reply more than LAGGING_SLOTS behind the newest slot an endpoint answered at lately, is
+ *   a failure of its endpoint: it cools down, so an endpoint that has fallen behind is skipped
+ *   while it is behind.
+ * - History horizon: historyHorizon() reads an endpoint's getFirstAvailableBlock (and that block's
+ *   time), kept HISTORY_HORIZON_TTL_MS: the history features ask it of the endpoint that answered a
+ *   page.
  * - Any final failure becomes GateError 503 UPSTREAM_UNAVAILABLE. Messages never contain the URL
  *   (it often carries an API key) nor the provider's error text.
  */
@@ -42,8 +54,24 @@ export interface RpcRequest<T = unknown> {
   method: string;
   /** Positional (Solana's methods) or named (the DAS API's searchAssets). */
   params: unknown[] | Record<string, unknown>;
-  /** Checks and converts `result`; throws MalformedReply when the shape is wrong (then retried). */
-  parse: (result: unknown) => T;
+  /**
+   * Checks and converts `result`; throws MalformedReply when the shape is wrong (then retried).
+   * `source` says which endpoint answered and at which slot.
+   */
+  parse: (result: unknown, source: ReplySource) => T;
+  /**
+   * The oldest slot the answer may be read at (the caller also sends it as `minContextSlot`, for
+   * the node to refuse with -32016): a reply whose `context.slot` is below it is retried elsewhere.
+   * 0 or absent: none beyond the LAGGING_SLOTS check every reply passes.
+   */
+  minSlot?: number;
+}
+
+/** Where an answer came from. */
+export interface ReplySource {
+  endpoint: RpcEndpoint;
+  /** The reply's `context.slot`, for methods that answer `{context, value}`. */
+  slot: number | undefined;
 }
 
 export type RpcOutcome<T = unknown> = { ok: true; result: T } | { ok: false; error: GateError };
@@ -69,6 +97,28 @@ export const MAX_CALLS_PER_BODY = 100;
 export const MIN_ATTEMPT_MS = 250;
 /** Invalid params (-32602) and an unsupported transaction version (-32015): no endpoint will answer differently. */
 const PERMANENT_CODES: ReadonlySet<number> = new Set([-32602, -32015]);
+/** "Minimum context slot has not been reached" (agave rpc-client-api custom_error.rs); `data.contextSlot` is the node's slot. */
+export const MIN_CONTEXT_SLOT_NOT_REACHED = -32016;
+/** "Transaction history is not available from this node". */
+export const TRANSACTION_HISTORY_NOT_AVAILABLE = -32011;
+/** Solana's slot time: how long a node a few slots short of a minimum takes to get there. */
+export const SLOT_MS = 400;
+/**
+ * A reply more than this many slots (~13 s) behind the newest slot any endpoint answered at lately
+ * comes from a node that has fallen behind: it is refused like a failure (retried elsewhere, or a
+ * 503) and its endpoint cools down. Providers keep their nodes within a few slots of each other;
+ * the validator itself calls a node unhealthy (-32005) 128 slots behind.
+ */
+export const LAGGING_SLOTS = 32;
+/**
+ * How long an endpoint's newest slot is remembered as what the chain has reached. Past it, a slot
+ * the endpoint reported once (a node stuck, or one on another cluster) stops counting.
+ */
+export const SLOT_MEMORY_MS = 30_000;
+/** A node short of a read's minimum by at most this many slots is waited for (SLOT_MS each), not skipped. */
+export const CATCH_UP_SLOTS = 4;
+/** An endpoint's history horizon is read again after this long (HISTORY_HORIZON_TTL_MS's default): a pruning node's moves forward. */
+export const HORIZON_TTL_MS = 60_000;
 const BACKOFF_BASE_MS = 100;
 const BACKOFF_MAX_MS = 2_000;
 /** Longest a call waits for a cooling endpoint; a longer Retry-After fails the call at once. */
@@ -88,17 +138,48 @@ interface Member {
   id: number;
   method: string;
   json: string;
-  parse: (result: unknown) => unknown;
+  parse: (result: unknown, source: ReplySource) => unknown;
+  /** RpcRequest.minSlot (0: none). */
+  minSlot: number;
 }
 
-interface Endpoint {
-  url: string;
-  consecutiveFailures: number;
+/**
+ * One URL of SOLANA_RPC_URL and what the client knows of it: its failures, how far its slots are,
+ * how far back it keeps history. Its URL (often carrying an API key) never leaves rpc.ts.
+ */
+export class RpcEndpoint {
+  consecutiveFailures = 0;
   /** performance.now() ms before which this endpoint is not used unless every endpoint is cooling. */
-  coolUntil: number;
+  coolUntil = 0;
+  /** The highest `context.slot` it answered at within SLOT_MEMORY_MS (0: none), and when. */
+  slot = 0;
+  slotSeenAt = -Infinity;
+  /** Its history horizon (historyHorizon), when it was read, and a read under way. */
+  horizon: HistoryHorizon | undefined;
+  horizonReadAt = -Infinity;
+  horizonLoading: Promise<HistoryHorizon> | undefined;
+  /** Whether its history honours `minContextSlot` (honoursHistoryMinimum), when that was seen, and a probe under way. */
+  honoursMinimum: boolean | undefined;
+  honoursCheckedAt = -Infinity;
+  honoursLoading: Promise<boolean> | undefined;
+
+  constructor(readonly url: string) {}
+
+  /** Records a slot it answered at: the highest one counts, until it is older than SLOT_MEMORY_MS. */
+  sawSlot(slot: number, at: number): void {
+    if (slot >= this.slot || at - this.slotSeenAt > SLOT_MEMORY_MS) {
+      this.slot = slot;
+      this.slotSeenAt = at;
+    }
+  }
 }
 
-type Verdict = { ok: true; result: unknown } | { ok: false; permanent: boolean; reason: string };
+/**
+ * `behind`: the node answered from, or is at, a slot older than the read needs. `catchUpMs`: it is
+ * only a few slots short — the call is retried after that long (or elsewhere), and the endpoint is
+ * not to blame.
+ */
+type Verdict = { ok: true; result: unknown } | { ok: false; permanent: boolean; reason: string; behind?: boolean; catchUpMs?: number };
 
 /**
  * What one HTTP attempt did: HTTP-level failure (all members), or per-member verdicts. `kind` of a
@@ -107,11 +188,11 @@ type Verdict = { ok: true; result: unknown } | { ok: false; permanent: boolean; 
  */
 type AttemptResult =
   | { kind: 'failed'; reason: string; permanent: boolean; retryAfterMs: number; blame: 'endpoint' | 'none' }
-  | { kind: 'answered'; verdicts: Verdict[] };
+  | { kind: 'answered'; verdicts: Verdict[]; endpoint: RpcEndpoint };
 
 /** An HTTP attempt under way. */
 interface Exchange {
-  endpoint: Endpoint;
+  endpoint: RpcEndpoint;
   done: Promise<AttemptResult>;
   abort(): void;
 }
@@ -126,22 +207,23 @@ export interface RpcStats {
 }
 
 export class RpcClient {
-  private readonly endpoints: Endpoint[];
+  private readonly endpoints: RpcEndpoint[];
   private current = 0;
   private nextId = 1;
   private readonly limiter: AdaptiveLimit;
   private readonly counters: RpcStats = { httpRequests: 0, rpcCalls: {}, errors: 0 };
   private readonly minAttemptMs: number;
   private readonly hedgeMs: number;
+  private readonly horizonTtlMs: number;
 
   constructor(
     private readonly config: Pick<Config, 'rpcUrls' | 'rpcConcurrency' | 'rpcTimeoutMs' | 'rpcRetries'> &
-      Partial<Pick<Config, 'rpcHedgeMs' | 'rpcConcurrencyMin' | 'rpcConcurrencyMax'>>,
+      Partial<Pick<Config, 'rpcHedgeMs' | 'rpcConcurrencyMin' | 'rpcConcurrencyMax' | 'historyHorizonTtlMs'>>,
     private readonly fetchImpl: FetchLike = (url, init) => fetch(url, init),
     private readonly observer: ChainObserver = {},
   ) {
     if (config.rpcUrls.length === 0) throw new TypeError('at least one RPC URL is required');
-    this.endpoints = config.rpcUrls.map((url) => ({ url, consecutiveFailures: 0, coolUntil: 0 }));
+    this.endpoints = config.rpcUrls.map((url) => new RpcEndpoint(url));
     // Without bounds (a client of its own, e.g. the DAS API's), the limit stays at RPC_CONCURRENCY.
     this.limiter = new AdaptiveLimit({
       initial: config.rpcConcurrency,
@@ -150,11 +232,15 @@ export class RpcClient {
     });
     this.minAttemptMs = Math.min(config.rpcTimeoutMs, MIN_ATTEMPT_MS);
     this.hedgeMs = this.endpoints.length > 1 ? (config.rpcHedgeMs ?? 0) : 0;
+    this.horizonTtlMs = config.historyHorizonTtlMs ?? HORIZON_TTL_MS;
   }
 
-  /** One call; its parsed `result`, or a thrown 503. `deadlineMs`: performance.now() ms (default: none). */
-  async call<T>(method: string, params: RpcRequest['params'], parse: (result: unknown) => T, deadlineMs = Infinity): Promise<T> {
-    const [outcome] = await this.batch([{ method, params, parse }], deadlineMs);
+  /**
+   * One call; its parsed `result`, or a thrown 503. `deadlineMs`: performance.now() ms (default:
+   * none); `minSlot`: RpcRequest.minSlot.
+   */
+  async call<T>(method: string, params: RpcRequest['params'], parse: RpcRequest<T>['parse'], deadlineMs = Infinity, minSlot = 0): Promise<T> {
+    const [outcome] = await this.batch([{ method, params, parse, minSlot }], deadlineMs);
     if (!outcome!.ok) throw outcome!.error;
     return outcome!.result;
   }
@@ -166,13 +252,12 @@ export class RpcClient {
   async batch<T>(requests: readonly RpcRequest<T>[], deadlineMs = Infinity): Promise<RpcOutcome<T>[]> {
     const outcomes: RpcOutcome[] = new Array(requests.length);
     const sendable: Member[] = [];
-    requests.forEach(({ method, params, parse }, index) => {
-      const id = this.nextId++;
-      const json = JSON.stringify({ jsonrpc: '2.0', id, method, params });
-      if (Buffer.byteLength(json) + 2 > MAX_BODY_BYTES) {
+    requests.forEach(({ method, params, parse, minSlot }, index) => {
+      const member = this.member(index, method, params, parse, minSlot ?? 0);
+      if (Buffer.byteLength(member.json) + 2 > MAX_BODY_BYTES) {
         outcomes[index] = { ok: false, error: upstreamUnavailable(`${method}: request over ${MAX_BODY_BYTES} bytes`) };
       } else {
-        sendable.push({ index, id, method, json, parse });
+        sendable.push(member);
       }
     });
     await Promise.all(packBodies(sendable).map((members) => this.sendWithRetries(members, outcomes, deadlineMs)));
@@ -181,6 +266,90 @@ export class RpcClient {
 
   stats(): RpcStats {
     return { ...this.counters, rpcCalls: { ...this.counters.rpcCalls } };
+  }
+
+  /**
+   * The newest slot any endpoint answered at within SLOT_MEMORY_MS (0: none): the chain has reached
+   * at least this. A login's later reads ask for it (src/chain/reader.ts).
+   */
+  newestSlot(at = now()): number {
+    let newest = 0;
+    for (const endpoint of this.endpoints) {
+      if (endpoint.slot > newest && at - endpoint.slotSeenAt <= SLOT_MEMORY_MS) newest = endpoint.slot;
+    }
+    return newest;
+  }
+
+  /**
+   * How far back `endpoint` keeps history: getFirstAvailableBlock, and the block time of that slot
+   * when it is not 0, asked of that endpoint alone (another one's horizon says nothing about it) and
+   * kept HISTORY_HORIZON_TTL_MS. Concurrent callers share one read. Rejects with 503 when it cannot
+   * be read.
+   */
+  historyHorizon(endpoint: RpcEndpoint, deadlineMs = Infinity): Promise<HistoryHorizon> {
+    if (endpoint.horizon !== undefined && now() - endpoint.horizonReadAt < this.horizonTtlMs) return Promise.resolve(endpoint.horizon);
+    endpoint.horizonLoading ??= this.readHorizon(endpoint, deadlineMs).finally(() => {
+      endpoint.horizonLoading = undefined;
+    });
+    return endpoint.horizonLoading;
+  }
+
+  /**
+   * Whether `endpoint` refuses a history read below its slot, as the validator does: a
+   * getSignaturesForAddress reply carries no slot, so this is the only way to know that a page it
+   * gave for a `minContextSlot` is at least that new. Probed with a minimum no node can have reached
+   * (-32016 expected; a list, or any other error, means it does not honour it — a provider that
+   * serves history from an index of its own may ignore the parameter), kept HISTORY_HORIZON_TTL_MS.
+   * An endpoint found not to honour it cools down, so the next read goes to another one.
+   */
+  honoursHistoryMinimum(endpoint: RpcEndpoint, probe: { address: string; commitment: string }, deadlineMs = Infinity): Promise<boolean> {
+    if (endpoint.honoursMinimum !== undefined && now() - endpoint.honoursCheckedAt < this.horizonTtlMs) return Promise.resolve(endpoint.honoursMinimum);
+    endpoint.honoursLoading ??= this.probeMinimum(endpoint, probe, deadlineMs).finally(() => {
+      endpoint.honoursLoading = undefined;
+    });
+    return endpoint.honoursLoading;
+  }
+
+  private async probeMinimum(endpoint: RpcEndpoint, { address, commitment }: { address: string; commitment: string }, deadlineMs: number): Promise<boolean> {
+    const member = this.member(0, 'getSignaturesForAddress', [address, { limit: 1, commitment, minContextSlot: Number.MAX_SAFE_INTEGER }], () => null, Number.MAX_SAFE_INTEGER);
+    const result = await this.send(endpoint, member.json, [member], deadlineMs, true).done;
+    if (result.kind === 'failed') {
+      this.judge(endpoint, [member], result);
+      throw upstreamUnavailable(`getSignaturesForAddress: ${result.reason}`);
+    }
+    const [verdict] = result.verdicts;
+    // Refused as behind (-32016): the answer hoped for, not a failure of the endpoint.
+    const honours = !verdict!.ok && verdict!.behind === true;
+    endpoint.honoursMinimum = honours;
+    endpoint.honoursCheckedAt = now();
+    if (!honours) this.markFailed(endpoint, 0);
+    return honours;
+  }
+
+  private async readHorizon(endpoint: RpcEndpoint, deadlineMs: number): Promise<HistoryHorizon> {
+    const firstSlot = await this.callOn(endpoint, 'getFirstAvailableBlock', [], parseSlotNumber, deadlineMs);
+    // The time is needed only to know whether a pruned part could fall inside a period (activity).
+    const blockTime = firstSlot === 0 ? null : await this.callOn(endpoint, 'getBlockTime', [firstSlot], parseBlockTime, deadlineMs).catch(() => null);
+    const horizon = { firstSlot, blockTime };
+    endpoint.horizon = horizon;
+    endpoint.horizonReadAt = now();
+    return horizon;
+  }
+
+  /** One call to one endpoint, one attempt, no failover: for what only that endpoint can say. */
+  private async callOn<T>(endpoint: RpcEndpoint, method: string, params: unknown[], parse: (result: unknown) => T, deadlineMs: number): Promise<T> {
+    const member = this.member(0, method, params, parse, 0);
+    const result = await this.send(endpoint, member.json, [member], deadlineMs, true).done;
+    this.judge(endpoint, [member], result);
+    if (result.kind === 'failed') throw upstreamUnavailable(`${method}: ${result.reason}`);
+    const [verdict] = result.verdicts;
+    if (!verdict!.ok) throw upstreamUnavailable(`${method}: ${verdict!.reason}`);
+    return verdict!.result as T;
+  }
+
+  private member(index: number, method: string, params: RpcRequest['params'], parse: Member['parse'], minSlot: number): Member {
+    const id = this.nextId++;
+    return { index, id, method, json: JSON.stringify({ jsonrpc: '2.0', id, method, params }), parse, minSlot };
   }
 
   /** The concurrency limit now, requests in flight under it and waiting for it. */
@@ -225,8 +394,11 @@ export class RpcClient {
     let pending = members;
     let lastReason = '';
     let lastRetryAfterMs = 0;
+    // An endpoint a few slots short of the calls' minimum, and until when it cannot have caught up.
+    let catchUp: CatchUp | undefined;
     for (let attempt = 1; pending.length > 0; attempt++) {
-      const choice = await this.chooseEndpoint(deadline, attempt > 1);
+      const choice = await this.chooseEndpoint(deadline, attempt > 1, catchUp);
+      catchUp = undefined;
       if ('why' in choice) {
         // "No answer in time" already says there is no time left.
         const redundant = lastReason === choice.why || (lastReason === NO_ANSWER_IN_TIME && choice.why === NO_TIME_TO_RETRY);
@@ -252,6 +424,10 @@ export class RpcClient {
           else {
             retry.push(member);
             lastReason = verdict.reason;
+            if (verdict.catchUpMs !== undefined) {
+              const untilMs = now() + verdict.catchUpMs;
+              if (catchUp === undefined || untilMs > catchUp.untilMs) catchUp = { endpoint: result.endpoint, untilMs };
+            }
           }
         });
       }
@@ -265,20 +441,22 @@ export class RpcClient {
 
   /**
    * The current endpoint, or the first one not cooling down, or (after a short wait) the one that
-   * cools first — or why no attempt fits before the deadline.
+   * cools first — or why no attempt fits before the deadline. `catchUp`: an endpoint these calls
+   * should not be sent to again before it can have reached their minimum slot.
    */
-  private async chooseEndpoint(deadline: number, isRetry: boolean): Promise<{ endpoint: Endpoint } | { why: string; waitMs: number }> {
+  private async chooseEndpoint(deadline: number, isRetry: boolean, catchUp?: CatchUp): Promise<{ endpoint: RpcEndpoint } | { why: string; waitMs: number }> {
     const start = now();
     const left = deadline - start;
     if (left <= 0 || (isRetry && left < this.minAttemptMs)) return { why: NO_TIME_TO_RETRY, waitMs: 0 };
     const count = this.endpoints.length;
-    let soonest: Endpoint | undefined;
+    const usableAt = (endpoint: RpcEndpoint): number => (endpoint === catchUp?.endpoint ? Math.max(endpoint.coolUntil, catchUp.untilMs) : endpoint.coolUntil);
+    let soonest: RpcEndpoint | undefined;
     for (let step = 0; step < count; step++) {
       const endpoint = this.endpoints[(this.current + step) % count]!;
-      if (endpoint.coolUntil <= start) return { endpoint };
-      if (soonest === undefined || endpoint.coolUntil < soonest.coolUntil) soonest = endpoint;
+      if (usableAt(endpoint) <= start) return { endpoint };
+      if (soonest === undefined || usableAt(endpoint) < usableAt(soonest)) soonest = endpoint;
     }
-    const waitMs = soonest!.coolUntil - start;
+    const waitMs = usableAt(soonest!) - start;
     if (waitMs > MAX_WAIT_MS) return { why: 'every RPC endpoint is rate limited or failing', waitMs };
     if (waitMs + this.minAttemptMs > left) return { why: `every RPC endpoint is cooling down; ${NO_TIME_TO_RETRY}`, waitMs };
     await new Promise((resolve) => setTimeout(resolve, waitMs));
@@ -286,7 +464,7 @@ export class RpcClient {
   }
 
   /** The next endpoint after `primary` in order that is not cooling down, if any. */
-  private hedgeEndpoint(primary: Endpoint): Endpoint | undefined {
+  private hedgeEndpoint(primary: RpcEndpoint): RpcEndpoint | undefined {
     const count = this.endpoints.length;
     const start = this.endpoints.indexOf(primary);
     const at = now();
@@ -302,7 +480,7 @@ export class RpcClient {
    * to the next endpoint. Every exchange that finished is judged (cool-down, current endpoint,
    * error counts); resolves with the result the caller acts on.
    */
-  private attempt(primary: Endpoint, members: Member[], deadline: number): Promise<AttemptResult> {
+  private attempt(primary: RpcEndpoint, members: Member[], deadline: number): Promise<AttemptResult> {
     const body = members.length === 1 ? members[0]!.json : `[${members.map((member) => member.json).join(',')}]`;
     if (this.hedgeMs === 0) {
       return this.send(primary, body, members, deadline, true).done.then((result) => {
@@ -359,7 +537,7 @@ export class RpcClient {
    * One HTTP POST of `body` (the calls of `members`). `limited`: waits for a concurrency slot
    * first. Never rejects.
    */
-  private send(endpoint: Endpoint, body: string, members: Member[], deadline: number, limited: boolean, onSent?: () => void): Exchange {
+  private send(endpoint: RpcEndpoint, body: string, members: Member[], deadline: number, limited: boolean, onSent?: () => void): Exchange {
     const controller = new AbortController();
     const exchange = async (): Promise<AttemptResult | RawReply> => {
       if (controller.signal.aborted) return LOST;
@@ -401,12 +579,62 @@ export class RpcClient {
         clearTimeout(timer);
       }
     };
-    const done = (limited ? this.limiter.run(exchange) : exchange()).then((reply) => ('kind' in reply ? reply : interpret(reply, members)));
+    const done = (limited ? this.limiter.run(exchange) : exchange()).then((reply) => ('kind' in reply ? reply : this.interpret(reply, members, endpoint)));
     return { endpoint, done, abort: () => controller.abort(ABORT_LOST) };
   }
 
+  private interpret({ status, retryAfterMs, text }: RawReply, members: Member[], endpoint: RpcEndpoint): AttemptResult {
+    if (status === 413) return { kind: 'failed', reason: 'HTTP 413 (request too large)', permanent: true, retryAfterMs: 0, blame: 'endpoint' };
+    if (status < 200 || status > 299) return { kind: 'failed', reason: `HTTP ${status}`, permanent: false, retryAfterMs, blame: 'endpoint' };
+    let reply: unknown;
+    try {
+      reply = JSON.parse(text);
+    } catch {
+      return { kind: 'failed', reason: 'malformed JSON reply', permanent: false, retryAfterMs: 0, blame: 'endpoint' };
+    }
+    const at = now();
+    return { kind: 'answered', endpoint, verdicts: matchReplies(reply, members).map((reply, i) => this.verdictOn(reply, members[i]!, endpoint, at)) };
+  }
+
+  /**
+   * A member's answer, judged: an error (retryable or not), a reply from a slot older than the
+   * member's minimum or than the chain has reached lately (retried elsewhere), or the parsed result.
+   */
+  private verdictOn(reply: unknown, member: Member, endpoint: RpcEndpoint, at: number): Verdict {
+    if (!isObject(reply)) return { ok: false, permanent: false, reason: 'no answer in the reply' };
+    if (reply.error !== undefined && reply.error !== null) return this.errorVerdict(reply.error, member, endpoint, at);
+    if (!('result' in reply)) return { ok: false, permanent: false, reason: 'reply without result' };
+    const { result } = reply;
+    const slot = contextSlotOf(result);
+    if (slot !== undefined) {
+      const newest = this.newestSlot(at);
+      endpoint.sawSlot(slot, at);
+      if (slot < member.minSlot) return behind(slot, member.minSlot);
+      if (slot + LAGGING_SLOTS < newest) return behind(slot, newest);
+    }
+    try {
+      return { ok: true, result: member.parse(result, { endpoint, slot }) };
+    } catch (error) {
+      // A wrong shape is retried like any bad answer; anything else is a bug, not retried.
+      if (error instanceof MalformedReply) return { ok: false, permanent: false, reason: error.message };
+      return { ok: false, permanent: true, reason: 'unreadable reply' };
+    }
+  }
+
+  private errorVerdict(error: unknown, member: Member, endpoint: RpcEndpoint, at: number): Verdict {
+    const code = isObject(error) && typeof error.code === 'number' ? error.code : undefined;
+    if (code === MIN_CONTEXT_SLOT_NOT_REACHED) {
+      const data = isObject(error) && isObject(error.data) ? error.data : undefined;
+      const nodeSlot = data !== undefined && isSlot(data.contextSlot) ? data.contextSlot : undefined;
+      if (nodeSlot !== undefined) endpoint.sawSlot(nodeSlot, at);
+      return behind(nodeSlot, member.minSlot);
+    }
+    if (code === TRANSACTION_HISTORY_NOT_AVAILABLE) return { ok: false, permanent: false, reason: `no transaction history on this node (${code})` };
+    return { ok: false, permanent: code !== undefined && PERMANENT_CODES.has(code), reason: `JSON-RPC error ${code ?? '(no code)'}` };
+  }
+
   /** What an exchange says about its endpoint: cool it down, or make it the current one. */
-  private judge(endpoint: Endpoint, members: Member[], result: AttemptResult): void {
+  private judge(endpoint: RpcEndpoint, members: Member[], result: AttemptResult): void {
     if (result.kind === 'failed') {
       if (result.blame === 'none') return;
       this.counters.errors++;
@@ -419,21 +647,22 @@ export class RpcClient {
     result.verdicts.forEach((verdict, i) => {
       if (verdict.ok) return;
       this.counters.errors++;
-      this.observer.rpcError?.(members[i]!.method, 'rpc');
-      if (!verdict.permanent) retryable = true;
+      this.observer.rpcError?.(members[i]!.method, verdict.behind ? 'behind' : 'rpc');
+      // A node a few slots short of one call's minimum is not failing: the others use it on.
+      if (!verdict.permanent && verdict.catchUpMs === undefined) retryable = true;
     });
-    // An unhealthy node (-32005 behind, missing answers) is as good as down: fail over.
+    // An unhealthy node (-32005, fallen behind, missing answers) is as good as down: fail over.
     if (retryable) this.markFailed(endpoint, 0);
     else this.markGood(endpoint);
   }
 
-  private markGood(endpoint: Endpoint): void {
+  private markGood(endpoint: RpcEndpoint): void {
     endpoint.consecutiveFailures = 0;
     endpoint.coolUntil = 0;
     this.current = this.endpoints.indexOf(endpoint);
   }
 
-  private markFailed(endpoint: Endpoint, retryAfterMs: number): void {
+  private markFailed(endpoint: RpcEndpoint, retryAfterMs: number): void {
     endpoint.consecutiveFailures++;
     const backoff = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (endpoint.consecutiveFailures - 1));
     const jittered = backoff * (0.5 + Math.random() / 2);
@@ -452,16 +681,46 @@ interface RawReply {
 /** The result of a request aborted because the other request of its hedge won. */
 const LOST: AttemptResult = { kind: 'failed', reason: 'lost the hedge', permanent: false, retryAfterMs: 0, blame: 'none' };
 
-function interpret({ status, retryAfterMs, text }: RawReply, members: Member[]): AttemptResult {
-  if (status === 413) return { kind: 'failed', reason: 'HTTP 413 (request too large)', permanent: true, retryAfterMs: 0, blame: 'endpoint' };
-  if (status < 200 || status > 299) return { kind: 'failed', reason: `HTTP ${status}`, permanent: false, retryAfterMs, blame: 'endpoint' };
-  let reply: unknown;
-  try {
-    reply = JSON.parse(text);
-  } catch {
-    return { kind: 'failed', reason: 'malformed JSON reply', permanent: false, retryAfterMs: 0, blame: 'endpoint' };
-  }
-  return { kind: 'answered', verdicts: matchReplies(reply, members).map((verdict, i) => parseVerdict(verdict, members[i]!)) };
+/** Calls that found `endpoint` a few slots short: not sent there again before `untilMs`. */
+interface CatchUp {
+  endpoint: RpcEndpoint;
+  untilMs: number;
+}
+
+/**
+ * A reply from `slot` where `needed` is required (the node's slot may be unknown for a -32016):
+ * retried — after the missing slots, or elsewhere, when the node is nearly there; otherwise the
+ * node has fallen behind and its endpoint is to blame.
+ */
+function behind(slot: number | undefined, needed: number): Verdict {
+  const short = slot === undefined ? undefined : needed - slot;
+  const reason = slot === undefined ? 'the node has not reached the slot already read (-32016)' : `the node is at slot ${slot}, behind slot ${needed} already read`;
+  if (short !== undefined && short > 0 && short <= CATCH_UP_SLOTS) return { ok: false, permanent: false, reason, behind: true, catchUpMs: short * SLOT_MS };
+  return { ok: false, permanent: false, reason, behind: true };
+}
+
+function isSlot(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** `context.slot` of a `{context: {slot}, value}` result; undefined for other shapes (parse checks those). */
+function contextSlotOf(result: unknown): number | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const context = (result as { context?: unknown }).context;
+  if (typeof context !== 'object' || context === null) return undefined;
+  const slot = (context as { slot?: unknown }).slot;
+  return isSlot(slot) ? slot : undefined;
+}
+
+function parseSlotNumber(result: unknown): number {
+  if (!isSlot(result)) throw malformed('getFirstAvailableBlock', 'expected a slot number');
+  return result;
+}
+
+function parseBlockTime(result: unknown): number | null {
+  if (result === null) return null;
+  if (!(typeof result === 'number' && Number.isSafeInteger(result))) throw malformed('getBlockTime', 'expected unix seconds or null');
+  return result;
 }
 
 /** Every call answered, or failed in a way no endpoint would answer differently. */
@@ -496,39 +755,18 @@ function packBodies(members: Member[]): Member[][] {
 }
 
 /**
- * Answers are matched by id, never by position. An error with id null (the server could not read
- * the request, or refuses batches) answers every call of the body.
+ * Each member's reply object, matched by id, never by position. An error with id null (the server
+ * could not read the request, or refuses batches) answers every call of the body.
  */
-function matchReplies(reply: unknown, members: Member[]): Verdict[] {
+function matchReplies(reply: unknown, members: Member[]): unknown[] {
+  if (isObject(reply) && reply.id === null && reply.error !== undefined && reply.error !== null) return members.map(() => reply);
   const byId = new Map<unknown, unknown>();
   if (Array.isArray(reply)) {
     for (const item of reply) if (isObject(item)) byId.set(item.id, item);
   } else if (isObject(reply)) {
-    if (reply.id === null && reply.error !== undefined && reply.error !== null) return members.map(() => judge(reply));
     byId.set(reply.id, reply);
   }
-  return members.map((member) => judge(byId.get(member.id)));
-}
-
-function judge(reply: unknown): Verdict {
-  if (!isObject(reply)) return { ok: false, permanent: false, reason: 'no answer in the reply' };
-  if (reply.error !== undefined && reply.error !== null) {
-    const code = isObject(reply.error) && typeof reply.error.code === 'number' ? reply.error.code : undefined;
-    return { ok: false, permanent: code !== undefined && PERMANENT_CODES.has(code), reason: `JSON-RPC error ${code ?? '(no code)'}` };
-  }
-  if (!('result' in reply)) return { ok: false, permanent: false, reason: 'reply without result' };
-  return { ok: true, result: reply.result };
-}
-
-/** Runs the member's parse: a wrong shape is retried like any bad answer; anything else is a bug, not retried. */
-function parseVerdict(verdict: Verdict, member: Member): Verdict {
-  if (!verdict.ok) return verdict;
-  try {
-    return { ok: true, result: member.parse(verdict.result) };
-  } catch (error) {
-    if (error instanceof MalformedReply) return { ok: false, permanent: false, reason: error.message };
-    return { ok: false, permanent: true, reason: 'unreadable reply' };
-  }
+  return members.map((member) => byId.get(member.id));
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -35,6 +35,29 @@ export interface SignatureInfo {
   memo: string | null;
 }
 
+/**
+ * How far back the node that answered a history page keeps history: its getFirstAvailableBlock.
+ * It holds every block from `firstSlot` on; older ones are pruned (0: it keeps the ledger from
+ * genesis, e.g. backed by long-term storage). A page that ends above a pruned part may be missing
+ * older entries (docs/solana-wire-format.md, "One view of the chain").
+ */
+export interface HistoryHorizon {
+  firstSlot: number;
+  /** The block time of `firstSlot` (unix seconds); null when the node did not give one. */
+  blockTime: number | null;
+}
+
+/** One getSignaturesForAddress page, newest first, and the horizon of the node that answered it. */
+export interface HistoryPage {
+  signatures: SignatureInfo[];
+  /**
+   * The answering node's horizon (cached per endpoint, read with getFirstAvailableBlock when not
+   * known): asked only when a walk ends at the end of the list and needs to know whether older
+   * entries could exist. Rejects with 503 when it cannot be read.
+   */
+  horizon(): Promise<HistoryHorizon>;
+}
+
 export interface TokenBalance {
   accountIndex: number;
   mint: string;
@@ -107,11 +130,15 @@ export interface ChainReader {
   getTokenAccounts(wallet: string): Promise<OwnedTokenAccount[]>;
   /** Batched, deduplicated, limited: concurrent callers share getMultipleAccounts calls. */
   getMultipleAccounts(keys: readonly string[], slice?: DataSlice): Promise<(AccountInfo | null)[]>;
-  /** One page, newest first (limit ≤ 1000; before/until exclusive). */
+  /**
+   * One page, newest first (limit ≤ 1000; before/until exclusive), at least as new as every read
+   * this reader (one login) has already made: it carries `minContextSlot`, and a node behind it is
+   * not used (docs/solana-wire-format.md, "One view of the chain").
+   */
   getSignaturesForAddress(
     address: string,
     options: { limit: number; before?: string; until?: string },
-  ): Promise<SignatureInfo[]>;
+  ): Promise<HistoryPage>;
   /** JSON-RPC batched under the concurrency limiter; null for a transaction the node does not have. */
   getTransactions(signatures: readonly string[]): Promise<(ChainTransaction | null)[]>;
   getProgramAccounts(
@@ -122,7 +149,9 @@ export interface ChainReader {
    * The same reader, bounded by `deadlineMs` (performance.now() ms): every RPC call it makes stops
    * retrying when no attempt fits before the deadline, aborts an attempt still in flight at the
    * deadline, and rejects with 503 by then even when its read is shared with other callers. A
-   * cheap view (one small object): the pipeline makes one per login (LOGIN_TIMEOUT_MS).
+   * cheap view (one small object): the pipeline makes one per login (LOGIN_TIMEOUT_MS). It is also
+   * one view of the chain: its reads after the first are at least as new as every reply its
+   * earlier reads used (minContextSlot; docs/solana-wire-format.md, "One view of the chain").
    */
   withDeadline(deadlineMs: number): ChainReader;
   /**
@@ -149,7 +178,10 @@ export interface ChainStats {
 export interface ChainObserver {
   /** One JSON-RPC call sent (each batch member and each retry). */
   rpcCall?(method: string): void;
-  /** A failed attempt: kind is timeout, deadline, rate_limited, http, network, malformed or rpc. */
+  /**
+   * A failed attempt: kind is timeout, deadline, rate_limited, http, network, malformed, rpc, or
+   * behind (the node answered from a slot older than the read needs, or -32016).
+   */
   rpcError?(method: string, kind: string): void;
   /**
    * A hedged request settled (RPC_HEDGE_MS): `won` — the hedge answered first; `lost` — the first

@@ -3,7 +3,7 @@ import { ACTIVITY_TYPES, classifyTransaction, walletLamportChange, type Activity
 import { GateError, invalidHeader } from '../errors.js';
 import { describe, jsonHeader, MAX_LIST_ENTRIES, requireHeaders } from '../lib/header-values.js';
 import { formatFixed } from '../lib/fixed.js';
-import { PageBudget, SignatureStream, TransactionBudget } from './lib/history.js';
+import { incompleteHistory, PageBudget, SignatureStream, TransactionBudget } from './lib/history.js';
 import { fixedPoint, nonNegativeInteger, nonNegativeNumber } from './lib/numbers.js';
 import { blockTimeMs, daysBefore } from './lib/time.js';
 import type { Feature } from './types.js';
@@ -51,6 +51,12 @@ export const activityFeature: Feature<ActivityParams> = {
    * the walk stops as soon as the requirement is met, so `transactionCount` (and `volume`, SOL)
    * are what the check established: on success at least the requirement. `volume` is reported
    * only when transactions were read.
+   *
+   * "Not enough" must be proven too: when the list ended before the period's start, the node that
+   * listed it must keep every block of the period (its first available block is genesis, or older
+   * than the period); and a successful transaction without a block time that cannot be placed
+   * inside or outside the period leaves the count unknown. Either way the answer is 503, not
+   * INSUFFICIENT_ACTIVITY.
    */
   async check(wallet, params, { chain, config, now }) {
     const windowStartMs = daysBefore(now(), params.periodDays);
@@ -61,15 +67,22 @@ export const activityFeature: Feature<ActivityParams> = {
 
     // Nothing required (min 0, volume 0): the answer is known without reading the chain.
     const walked = !met();
+    let walk: WalkEnd = { listEnded: false, unplaced: 0 };
     if (walked && readsTransactions) {
-      await tallyTransactions(chain, wallet, stream, windowStartMs, params, tally, met, new TransactionBudget(config.historyMaxTransactions, 'activity'));
+      walk = await tallyTransactions(chain, wallet, stream, windowStartMs, params, tally, met, new TransactionBudget(config.historyMaxTransactions, 'activity'));
     } else if (walked) {
-      await tallySignatures(stream, windowStartMs, tally, met);
+      walk = await tallySignatures(stream, windowStartMs, tally, met);
     }
 
     const volume = formatFixed(tally.volumeLamports, SOL_DECIMALS);
     const measured = walked && readsTransactions ? { volume } : {};
     if (met()) return { transactionCount: tally.count, ...measured };
+    if (walk.unplaced > 0) {
+      throw incompleteHistory('activity', `${walk.unplaced} successful transaction${walk.unplaced === 1 ? ' has' : 's have'} no block time and may fall in the period`);
+    }
+    if (walk.listEnded && (await stream.mayLackOlder(windowStartMs))) {
+      throw incompleteHistory('activity', 'the RPC node keeps history only from a block inside the period (getFirstAvailableBlock), so earlier transactions of the period would not be listed');
+    }
 
     const kinds = params.types.length > 0 ? ` of type ${params.types.join('/')}` : '';
     const needVolume = params.minVolumeLamports > 0n ? `, moving ${volume} SOL of the ${formatFixed(params.minVolumeLamports, SOL_DECIMALS)} SOL required` : '';
@@ -96,6 +109,14 @@ interface Tally {
   volumeLamports: bigint;
 }
 
+/** How a walk that did not meet the requirement ended. */
+interface WalkEnd {
+  /** The list ended before a signature older than the period was seen. */
+  listEnded: boolean;
+  /** Successful signatures without a block time that no dated signature placed inside the period. */
+  unplaced: number;
+}
+
 /** Whether a signature is older than the period (signatures come newest first: all after it are too). */
 function beforeWindow(blockTime: number | null, windowStartMs: number): boolean {
   return blockTime !== null && blockTimeMs(blockTime) < windowStartMs;
@@ -104,15 +125,24 @@ function beforeWindow(blockTime: number | null, windowStartMs: number): boolean 
 /**
  * Counting needs only the signatures (`err` says whether it succeeded). Once the requirement is
  * met, the rest of the page already in hand is still counted, but no further page is fetched.
- * A signature without a block time cannot be placed in the period and is not counted.
+ * A signature without a block time is placed in the period by a dated one inside it that is older
+ * (block times grow with the slot); until then it is not counted.
  */
-async function tallySignatures(stream: SignatureStream, windowStartMs: number, tally: Tally, met: () => boolean): Promise<void> {
+async function tallySignatures(stream: SignatureStream, windowStartMs: number, tally: Tally, met: () => boolean): Promise<WalkEnd> {
+  let undated = 0;
   for (;;) {
     const info = await stream.peek();
-    if (!info || beforeWindow(info.blockTime, windowStartMs)) return;
+    if (!info) return { listEnded: true, unplaced: undated };
+    if (beforeWindow(info.blockTime, windowStartMs)) return { listEnded: false, unplaced: undated };
     stream.take();
-    if (info.err === null && info.blockTime !== null) tally.count += 1;
-    if (met() && !stream.hasBuffered()) return;
+    if (info.blockTime === null) {
+      if (info.err === null) undated += 1;
+      continue;
+    }
+    tally.count += undated;
+    undated = 0;
+    if (info.err === null) tally.count += 1;
+    if (met() && !stream.hasBuffered()) return { listEnded: false, unplaced: 0 };
   }
 }
 
@@ -125,7 +155,7 @@ async function tallyTransactions(
   tally: Tally,
   met: () => boolean,
   budget: TransactionBudget,
-): Promise<void> {
+): Promise<WalkEnd> {
   const wanted = new Set(params.types);
   const count = (transaction: ChainTransaction) => {
     if (transaction.err !== null) return;
@@ -141,20 +171,34 @@ async function tallyTransactions(
     batchSize = MAX_BATCH;
   };
 
+  // Successful undated signatures, read once a dated one inside the period (older) places them there.
+  const undated: string[] = [];
+  let listEnded = false;
   for (;;) {
     const info = await stream.peek();
-    if (!info || beforeWindow(info.blockTime, windowStartMs)) break;
-    stream.take();
-    // Failed transactions never count; undated ones cannot be placed in the period.
-    if (info.err !== null || info.blockTime === null) continue;
-    if (pending.length >= Math.min(batchSize, budget.remaining())) {
-      await flush();
-      if (met()) return;
-      if (budget.remaining() === 0) throw budget.exceeded('reading the transactions in the period');
+    if (!info) {
+      listEnded = true;
+      break;
     }
-    pending.push(info.signature);
+    if (beforeWindow(info.blockTime, windowStartMs)) break;
+    stream.take();
+    // Failed transactions never count.
+    if (info.err !== null) continue;
+    if (info.blockTime === null) {
+      undated.push(info.signature);
+      continue;
+    }
+    for (const signature of [...undated.splice(0), info.signature]) {
+      if (pending.length >= Math.min(batchSize, budget.remaining())) {
+        await flush();
+        if (met()) return { listEnded: false, unplaced: 0 };
+        if (budget.remaining() === 0) throw budget.exceeded('reading the transactions in the period');
+      }
+      pending.push(signature);
+    }
   }
   await flush();
+  return { listEnded, unplaced: undated.length };
 }
 
 function transactionTypes(raw: string | undefined): ActivityType[] {

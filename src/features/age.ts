@@ -1,5 +1,5 @@
 import { GateError, missingHeader } from '../errors.js';
-import { PageBudget, SignatureStream } from './lib/history.js';
+import { incompleteHistory, PageBudget, SignatureStream } from './lib/history.js';
 import { nonNegativeNumber } from './lib/numbers.js';
 import { blockTimeMs, daysBefore, daysSince, isoTime } from './lib/time.js';
 import type { Feature } from './types.js';
@@ -38,6 +38,11 @@ export const ageFeature: Feature<AgeParams> = {
    * without a block time (some very old blocks) prove nothing and are skipped. A transaction
    * time the chain reader remembers from an earlier check (knownTransactionAt) proves the age
    * without reading: a wallet proven old stays old.
+   *
+   * "Too new" must be proven too: it is answered only when the list has ended, the node that
+   * listed it keeps the ledger from genesis (first available block 0: nothing older was pruned),
+   * and every entry older than the oldest dated one has a block time. Otherwise an older
+   * transaction may exist that the node did not list or date, and the answer is unknown (503).
    */
   async check(wallet, { minDays }, { chain, config, now }) {
     const nowMs = now();
@@ -48,8 +53,15 @@ export const ageFeature: Feature<AgeParams> = {
     const stream = new SignatureStream(chain, wallet, new PageBudget(config.historyMaxPages, 'age'));
 
     let oldestMs: number | undefined;
+    // Undated signatures older than every dated one seen: they could be older than the threshold.
+    let undatedAtEnd = 0;
     for (let info = await stream.peek(); info; stream.take(), info = await stream.peek()) {
-      if (info.blockTime === null) continue;
+      if (info.blockTime === null) {
+        undatedAtEnd += 1;
+        continue;
+      }
+      // A dated signature newer than the threshold bounds every undated one before it (newer still).
+      undatedAtEnd = 0;
       const timeMs = blockTimeMs(info.blockTime);
       oldestMs = oldestMs === undefined ? timeMs : Math.min(oldestMs, timeMs);
       if (timeMs <= thresholdMs) {
@@ -58,6 +70,12 @@ export const ageFeature: Feature<AgeParams> = {
       }
     }
     if (oldestMs !== undefined) chain.rememberTransactionAt(wallet, oldestMs);
+    if (undatedAtEnd > 0) {
+      throw incompleteHistory('age', `the wallet's ${undatedAtEnd === 1 ? 'oldest transaction has' : `${undatedAtEnd} oldest transactions have`} no block time, so its age is unknown`);
+    }
+    if (await stream.mayLackOlder()) {
+      throw incompleteHistory('age', 'the RPC node keeps history only from a recent block (getFirstAvailableBlock), so older transactions of the wallet would not be listed');
+    }
 
     const walletAgeDays = oldestMs === undefined ? 0 : daysSince(nowMs, oldestMs);
     const found = oldestMs === undefined ? 'has no transactions with a block time' : `first transacted ${isoTime(oldestMs)} (${walletAgeDays} days ago)`;

@@ -1,8 +1,8 @@
-import type { ChainTransaction, SignatureInfo } from '../chain/types.js';
+import type { OwnedTokenAccount, SignatureInfo } from '../chain/types.js';
 import { GateError } from '../errors.js';
 import { address, baseUnits, requireHeaders } from '../lib/header-values.js';
-import { mergedHistory, PageBudget, SignatureStream, TransactionBudget } from './lib/history.js';
-import { findHoldStart, type TrackedHoldings } from './lib/holdings-history.js';
+import { incompleteHistory, mergedHistory, PageBudget, SignatureStream, TransactionBudget } from './lib/history.js';
+import { HoldingsRewind, type TrackedHoldings } from './lib/holdings-history.js';
 import { nonNegativeNumber } from './lib/numbers.js';
 import { holdingAccounts } from './lib/token-accounts.js';
 import { blockTimeMs, daysBefore, daysSince, isoTime } from './lib/time.js';
@@ -52,9 +52,14 @@ export const timelockFeature: Feature<TimelockParams> = {
    * which proves the hold. `holdDurationDays` is the hold proven that way (at least the
    * requirement on success, not necessarily the whole holding period).
    *
-   * Fail closed: a hold is only proven by reaching that old signature. If the history ends first
-   * (every balance starts at zero, so that means the node's history is incomplete), only the time
-   * since the oldest transaction seen is proven.
+   * Fail closed both ways. A hold is only proven by reaching that old signature. A hold is only
+   * refuted by the transaction before which the holdings were below the amount, and only when its
+   * time is known or bounded (an older dated entry newer than the requirement): a break without a
+   * block time that nothing bounds is unknown (503). If the history ends first while the holdings
+   * are still at the amount, it does not say where the tokens came from — every account starts at
+   * zero, so the node's history is incomplete (pruned, or behind): unknown too, never "not held".
+   * The history pages are read at least as new as the balance (the login's view of the chain,
+   * src/chain/reader.ts), so a node behind the balance read cannot hide a sale and a buy-back.
    */
   async check(wallet, { mint, amount, minDays }, context) {
     const { chain, holdings } = context;
@@ -67,7 +72,9 @@ export const timelockFeature: Feature<TimelockParams> = {
     if (minDays === 0 || amount === 0n) return { holdDurationDays: minDays };
 
     const tracked: TrackedHoldings = { wallet, mint, accounts: await holdingAccounts(chain, context.config, wallet, mint) };
-    const outcome = await rewind(tracked, balance, amount, minDays, context);
+    // Each account's amount now, when the balance came from the wallet's token-account list (read once per login).
+    const current = context.config.holdingsScope === 'all' ? amountsOf(await holdings.tokenAccounts(), mint) : undefined;
+    const outcome = await rewind(new HoldingsRewind(tracked, balance, current), tracked, amount, minDays, context);
     if (outcome.proven) return { holdDurationDays: outcome.heldDays };
 
     const since = outcome.sinceMs === undefined ? 'now' : isoTime(outcome.sinceMs);
@@ -90,31 +97,55 @@ export const timelockFeature: Feature<TimelockParams> = {
 
 type Outcome = { proven: true; heldDays: number } | { proven: false; heldDays: number; sinceMs: number | undefined };
 
-async function rewind(tracked: TrackedHoldings, balance: bigint, amount: bigint, minDays: number, { chain, config, now }: FeatureContext): Promise<Outcome> {
+/** The transaction before which the holdings were below the amount: the current hold began with it. */
+interface HoldStart {
+  /** Its block time, when known. */
+  timeMs: number | undefined;
+  /** Without one: the newest block time seen before it (it happened no later), and an older dated entry's (no earlier). */
+  noLaterThanMs: number;
+  noEarlierThanMs: number | undefined;
+}
+
+async function rewind(state: HoldingsRewind, tracked: TrackedHoldings, amount: bigint, minDays: number, { chain, config, now }: FeatureContext): Promise<Outcome> {
   const nowMs = now();
   const thresholdMs = daysBefore(nowMs, minDays);
   const pages = new PageBudget(config.historyMaxPages, 'timelock');
   const reads = new TransactionBudget(config.historyMaxTransactions, 'timelock');
   const streams = [...tracked.accounts].map((account) => new SignatureStream(chain, account, pages));
-  const state = { holdings: balance };
   // The newest block time seen so far: the latest a transaction without one can have happened.
   let latestKnownMs = nowMs;
-  let oldestSeenMs: number | undefined;
   const pending: SignatureInfo[] = [];
 
-  const undoPending = async (): Promise<ChainTransaction | undefined> => {
+  /** Undoes the pending transactions, newest first; `olderMs`: the time of the dated signature after them, if any. */
+  const undoPending = async (olderMs?: number): Promise<HoldStart | undefined> => {
     const batch = pending.splice(0);
     if (batch.length === 0) return undefined;
     const transactions = await reads.read(chain, batch.map((info) => info.signature));
+    const timeOf = (index: number): number | null => transactions[index]!.blockTime ?? batch[index]!.blockTime;
     for (const [index, transaction] of transactions.entries()) {
-      const time = transaction.blockTime ?? batch[index]!.blockTime;
+      const time = timeOf(index);
       if (time !== null) latestKnownMs = blockTimeMs(time);
-      if (findHoldStart(state, amount, [transaction], tracked)) return transaction;
+      const mismatch = state.undo(transaction);
+      if (mismatch !== undefined) {
+        throw incompleteHistory(
+          'timelock',
+          `the history of token account ${mismatch} does not lead to its balance (a transaction is missing: the RPC node's history is behind the balance read, or has a gap)`,
+        );
+      }
+      if (state.holdings >= amount) continue;
+      if (time !== null) return { timeMs: blockTimeMs(time), noLaterThanMs: blockTimeMs(time), noEarlierThanMs: blockTimeMs(time) };
+      // Block times grow with the slot: an undated transaction lies between its dated neighbours.
+      const older = transactions.findIndex((_, later) => later > index && timeOf(later) !== null);
+      return { timeMs: undefined, noLaterThanMs: latestKnownMs, noEarlierThanMs: older >= 0 ? blockTimeMs(timeOf(older)!) : olderMs };
     }
     return undefined;
   };
-  const brokenAt = (transaction: ChainTransaction): Outcome => {
-    const sinceMs = transaction.blockTime === null ? latestKnownMs : blockTimeMs(transaction.blockTime);
+  const brokenAt = (start: HoldStart): Outcome => {
+    // Not held long enough only when the hold provably began after the threshold.
+    if (start.timeMs === undefined && !(start.noEarlierThanMs !== undefined && start.noEarlierThanMs > thresholdMs)) {
+      throw incompleteHistory('timelock', 'the transaction that began the current holding has no block time, so how long it has been held is unknown');
+    }
+    const sinceMs = start.timeMs ?? start.noLaterThanMs;
     return { proven: false, heldDays: daysSince(nowMs, sinceMs), sinceMs };
   };
 
@@ -125,12 +156,11 @@ async function rewind(tracked: TrackedHoldings, balance: bigint, amount: bigint,
         const broken = await undoPending();
         return broken ? brokenAt(broken) : { proven: true, heldDays: daysSince(nowMs, timeMs) };
       }
-      oldestSeenMs = timeMs;
     }
     // A failed transaction changes no token balance, so it is not read.
     if (info.err !== null) continue;
     if (pending.length >= Math.min(BATCH, reads.remaining())) {
-      const broken = await undoPending();
+      const broken = await undoPending(info.blockTime === null ? undefined : blockTimeMs(info.blockTime));
       if (broken) return brokenAt(broken);
       if (reads.remaining() === 0) throw reads.exceeded('rewinding the holdings over the required duration');
     }
@@ -138,5 +168,15 @@ async function rewind(tracked: TrackedHoldings, balance: bigint, amount: bigint,
   }
   const broken = await undoPending();
   if (broken) return brokenAt(broken);
-  return { proven: false, heldDays: oldestSeenMs === undefined ? 0 : daysSince(nowMs, oldestSeenMs), sinceMs: oldestSeenMs };
+  throw incompleteHistory(
+    'timelock',
+    "the history of the wallet's token accounts ends while they still hold the amount — it does not show the tokens arriving, so it is incomplete (pruned or behind)",
+  );
+}
+
+/** Each token account's amount of `mint`. */
+function amountsOf(accounts: readonly OwnedTokenAccount[], mint: string): Map<string, bigint> {
+  const amounts = new Map<string, bigint>();
+  for (const account of accounts) if (account.mint === mint) amounts.set(account.address, account.amount);
+  return amounts;
 }

@@ -7,6 +7,9 @@
  *   POST /__localnet/fault          {mode, methods?, count?, variant?} → the fault now set
  *   POST /__localnet/provider       {latencyMs?, requestsPerSecond?} → the provider simulation now set
  *                                   (provider.ts: latency of every answer, 429 above the rate; 0 = off)
+ *   POST /__localnet/ledger         {slotsBehind?, laggingMethods?, honoursMinContextSlot?,
+ *                                   firstAvailableBlock?, transactionHistory?, blockTimes?} → what
+ *                                   part of the ledger the node now serves (ledger.ts)
  *   POST /__localnet/token-account  {owner, mint, amount:string, program, address?} → {address}
  *   POST /__localnet/mint           {address?, decimals, program, mintAuthority?, supply?} → {address}
  *   POST /__localnet/lamports       {address, lamports} → {ok:true}
@@ -21,6 +24,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultInjector, FaultSpec } from './faults.js';
 import type { BlockClock } from './blocks.js';
+import type { NodeLedger } from './ledger.js';
 import type { ProviderSimulation } from './provider.js';
 import { solTransfer } from './recipes.js';
 import type { ChainState, TokenProgramName } from './state.js';
@@ -39,6 +43,7 @@ interface AdminContext {
   provider: ProviderSimulation;
   blocks: BlockClock;
   transactions: TransactionRpc;
+  ledger: NodeLedger;
 }
 
 class BadRequest extends Error {}
@@ -108,6 +113,12 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx
       case 'provider':
         try {
           return reply(res, 200, ctx.provider.set(body));
+        } catch (error) {
+          throw new BadRequest(error instanceof Error ? error.message : String(error));
+        }
+      case 'ledger':
+        try {
+          return reply(res, 200, ctx.ledger.set(body));
         } catch (error) {
           throw new BadRequest(error instanceof Error ? error.message : String(error));
         }

@@ -6,11 +6,15 @@ import bs58 from 'bs58';
 import { searchAssets } from './das.js';
 import { renderAccount, parseEncodingOptions, type EncodingOptions } from './encoding.js';
 import { decodeMintDecimals } from './layouts.js';
+import { DEFAULT_LEDGER, type LedgerSettings } from './ledger.js';
 import { isTokenProgram, TOKEN_2022_PROGRAM } from './programs.js';
 import {
   RpcError,
+  RPC_BLOCK_NOT_AVAILABLE,
   RPC_INVALID_PARAMS,
   RPC_METHOD_NOT_FOUND,
+  RPC_MIN_CONTEXT_SLOT_NOT_REACHED,
+  RPC_TRANSACTION_HISTORY_NOT_AVAILABLE,
   RPC_UNSUPPORTED_TRANSACTION_VERSION,
 } from './rpc-error.js';
 import type { ChainState } from './state.js';
@@ -23,10 +27,39 @@ const MAX_SIGNATURES_LIMIT = 1000;
 const MAX_PROGRAM_ACCOUNT_FILTERS = 4;
 const MAX_MEMCMP_BYTES = 128;
 
-type Handler = (state: ChainState, params: unknown[]) => string;
+/**
+ * The node answering a call: the slot it is at for this method (the chain's, or older when it lags,
+ * ledger.ts) and what part of the ledger it serves.
+ */
+export interface NodeView {
+  slot: number;
+  ledger: Readonly<LedgerSettings>;
+}
 
-export function context(state: ChainState, valueJson: string): string {
-  return `{"context":{"apiVersion":"${API_VERSION}","slot":${state.slot}},"value":${valueJson}}`;
+type Handler = (state: ChainState, params: unknown[], node: NodeView) => string;
+
+/** `{context, value}` as of `slot`: the node's (a lagging node answers as of an older one, ledger.ts). */
+export function context(state: ChainState, valueJson: string, slot = state.slot): string {
+  return `{"context":{"apiVersion":"${API_VERSION}","slot":${slot}},"value":${valueJson}}`;
+}
+
+/**
+ * `minContextSlot` (the methods that take a context config): above the node's slot, -32016 with the
+ * node's slot in `data.contextSlot`, as the validator answers (agave `get_bank_with_config`).
+ */
+function checkMinContextSlot(config: Record<string, unknown>, node: NodeView): void {
+  const minimum = config.minContextSlot;
+  if (minimum === undefined || minimum === null) return;
+  if (typeof minimum !== 'number' || !Number.isSafeInteger(minimum) || minimum < 0) {
+    throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected u64 for minContextSlot.');
+  }
+  if (node.ledger.honoursMinContextSlot && minimum > node.slot) {
+    throw new RpcError(RPC_MIN_CONTEXT_SLOT_NOT_REACHED, 'Minimum context slot has not been reached', { contextSlot: node.slot });
+  }
+}
+
+function requireTransactionHistory(node: NodeView): void {
+  if (!node.ledger.transactionHistory) throw new RpcError(RPC_TRANSACTION_HISTORY_NOT_AVAILABLE, 'Transaction history is not available from this node');
 }
 
 export function configAt(params: unknown[], index: number): Record<string, unknown> {
@@ -88,20 +121,24 @@ function keyedAccountsJson(state: ChainState, addresses: Iterable<string>, optio
   return `[${parts.join(',')}]`;
 }
 
-const getAccountInfo: Handler = (state, params) => {
+const getAccountInfo: Handler = (state, params, node) => {
   const address = pubkeyParam(params[0]);
-  const options = parseEncodingOptions(configAt(params, 1));
+  const config = configAt(params, 1);
+  const options = parseEncodingOptions(config);
+  checkMinContextSlot(config, node);
   const account = state.getAccount(address);
-  return context(state, account ? renderAccount(account, options, mintDecimalsLookup(state))! : 'null');
+  return context(state, account ? renderAccount(account, options, mintDecimalsLookup(state))! : 'null', node.slot);
 };
 
-const getMultipleAccounts: Handler = (state, params) => {
+const getMultipleAccounts: Handler = (state, params, node) => {
   const keys = params[0];
   if (!Array.isArray(keys)) throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected a sequence.');
   if (keys.length > MAX_MULTIPLE_ACCOUNTS) {
     throw new RpcError(RPC_INVALID_PARAMS, `Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
   }
-  const options = parseEncodingOptions(configAt(params, 1));
+  const config = configAt(params, 1);
+  const options = parseEncodingOptions(config);
+  checkMinContextSlot(config, node);
   const decimals = mintDecimalsLookup(state);
   const values = keys.map((key: unknown) => {
     // A key naming a stored account is valid; only unknown keys need the base58 check (hot path).
@@ -112,15 +149,16 @@ const getMultipleAccounts: Handler = (state, params) => {
     }
     return renderAccount(account, options, decimals)!;
   });
-  return context(state, `[${values.join(',')}]`);
+  return context(state, `[${values.join(',')}]`, node.slot);
 };
 
-const getBalance: Handler = (state, params) => {
+const getBalance: Handler = (state, params, node) => {
   const address = pubkeyParam(params[0]);
-  return context(state, String(state.getAccount(address)?.lamports ?? 0n));
+  checkMinContextSlot(configAt(params, 1), node);
+  return context(state, String(state.getAccount(address)?.lamports ?? 0n), node.slot);
 };
 
-const getTokenAccountsByOwner: Handler = (state, params) => {
+const getTokenAccountsByOwner: Handler = (state, params, node) => {
   const owner = pubkeyParam(params[0]);
   const filter = params[1] as Record<string, unknown> | undefined;
   if (!filter || typeof filter !== 'object') {
@@ -141,7 +179,9 @@ const getTokenAccountsByOwner: Handler = (state, params) => {
   } else {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: missing field `mint` or `programId`.');
   }
-  const options = parseEncodingOptions(configAt(params, 2));
+  const config = configAt(params, 2);
+  const options = parseEncodingOptions(config);
+  checkMinContextSlot(config, node);
   const matching: string[] = [];
   for (const address of state.tokenAccountsOf(owner)) {
     const account = state.getAccount(address);
@@ -149,7 +189,7 @@ const getTokenAccountsByOwner: Handler = (state, params) => {
     if (mint !== null && bs58.encode(account.data.subarray(0, 32)) !== mint) continue;
     matching.push(address);
   }
-  return context(state, keyedAccountsJson(state, matching, options, true));
+  return context(state, keyedAccountsJson(state, matching, options, true), node.slot);
 };
 
 interface MemcmpFilter {
@@ -188,10 +228,11 @@ function parseProgramAccountFilters(raw: unknown): { dataSize: number | null; me
   return { dataSize, memcmps };
 }
 
-const getProgramAccounts: Handler = (state, params) => {
+const getProgramAccounts: Handler = (state, params, node) => {
   const programId = pubkeyParam(params[0]);
   const config = configAt(params, 1);
   const options = parseEncodingOptions(config);
+  checkMinContextSlot(config, node);
   const { dataSize, memcmps } = parseProgramAccountFilters(config.filters);
   // Token accounts filtered by owner (offset 32) come straight from the wallet index.
   const ownerFilter = isTokenProgram(programId) ? memcmps.find((m) => m.offset === 32 && m.bytes.length === 32) : undefined;
@@ -206,7 +247,7 @@ const getProgramAccounts: Handler = (state, params) => {
     matching.push(address);
   }
   const list = keyedAccountsJson(state, matching, options, false);
-  return config.withContext === true ? context(state, list) : list;
+  return config.withContext === true ? context(state, list, node.slot) : list;
 };
 
 /** The node reports memos as "[byte length] text". */
@@ -214,20 +255,27 @@ function formatMemo(memo: string | null): string | null {
   return memo === null ? null : `[${Buffer.byteLength(memo, 'utf8')}] ${memo}`;
 }
 
-const getSignaturesForAddress: Handler = (state, params) => {
+/** A transaction as this node serves it: not yet there when it lags, pruned below its first available block. */
+function served(slot: number, node: NodeView): boolean {
+  return slot <= node.slot && slot >= node.ledger.firstAvailableBlock;
+}
+
+const getSignaturesForAddress: Handler = (state, params, node) => {
   const address = pubkeyParam(params[0]);
   const config = configAt(params, 1);
+  requireTransactionHistory(node);
   rejectProcessedForHistory(config);
+  checkMinContextSlot(config, node);
   const limit = config.limit ?? MAX_SIGNATURES_LIMIT;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SIGNATURES_LIMIT) {
     throw new RpcError(RPC_INVALID_PARAMS, `Invalid limit; max ${MAX_SIGNATURES_LIMIT}`);
   }
   const before = config.before === undefined || config.before === null ? undefined : signatureParam(config.before);
   const until = config.until === undefined || config.until === null ? undefined : signatureParam(config.until);
-  const page = state.signaturesFor(address, { limit, before, until });
+  const page = state.signaturesFor(address, { limit, before, until, newestSlot: node.slot, oldestSlot: node.ledger.firstAvailableBlock });
   return JSON.stringify(
     page.map((tx) => ({
-      blockTime: tx.blockTime,
+      blockTime: node.ledger.blockTimes ? tx.blockTime : null,
       confirmationStatus: 'finalized',
       err: tx.err,
       memo: tx.formattedMemo ?? formatMemo(tx.memo),
@@ -237,10 +285,11 @@ const getSignaturesForAddress: Handler = (state, params) => {
   );
 };
 
-const getTransaction: Handler = (state, params) => {
+const getTransaction: Handler = (state, params, node) => {
   const signature = signatureParam(params[0]);
   // The second parameter may be a bare encoding string (older clients).
   const config = typeof params[1] === 'string' ? { encoding: params[1] } : configAt(params, 1);
+  requireTransactionHistory(node);
   rejectProcessedForHistory(config);
   const encoding = config.encoding ?? 'json';
   if (encoding !== 'json') {
@@ -251,7 +300,7 @@ const getTransaction: Handler = (state, params) => {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: maxSupportedTransactionVersion must be an integer 0..255.');
   }
   const tx = state.getTransaction(signature);
-  if (!tx) return 'null';
+  if (!tx || !served(tx.slot, node)) return 'null';
   const versionAware = typeof maxVersion === 'number';
   if (tx.version === 0 && !versionAware) {
     throw new RpcError(
@@ -259,10 +308,25 @@ const getTransaction: Handler = (state, params) => {
       'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
     );
   }
-  return JSON.stringify(versionAware ? { ...tx.result, version: tx.version } : tx.result);
+  const result = node.ledger.blockTimes ? tx.result : { ...(tx.result as Record<string, unknown>), blockTime: null };
+  return JSON.stringify(versionAware ? { ...result, version: tx.version } : result);
 };
 
-const getSlot: Handler = (state) => String(state.slot);
+const getSlot: Handler = (_state, params, node) => {
+  checkMinContextSlot(configAt(params, 0), node);
+  return String(node.slot);
+};
+
+/** The oldest block this node keeps (agave: the blockstore's, or long-term storage's if lower). */
+const getFirstAvailableBlock: Handler = (_state, _params, node) => String(node.ledger.firstAvailableBlock);
+
+/** A block's time, from its slot (400 ms slots back from the chain's now); -32004 for a block the node does not have. */
+const getBlockTime: Handler = (state, params, node) => {
+  const slot = params[0];
+  if (typeof slot !== 'number' || !Number.isSafeInteger(slot) || slot < 0) throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected u64.');
+  if (!served(slot, node)) throw new RpcError(RPC_BLOCK_NOT_AVAILABLE, `Block not available for slot ${slot}`);
+  return node.ledger.blockTimes ? String(state.blockTimeOfSlot(slot)) : 'null';
+};
 const getHealth: Handler = () => '"ok"';
 const getVersion: Handler = () => JSON.stringify({ 'feature-set': FEATURE_SET, 'solana-core': API_VERSION });
 
@@ -275,12 +339,14 @@ const HANDLERS: Record<string, Handler> = {
   getSignaturesForAddress,
   getTransaction,
   getSlot,
+  getFirstAvailableBlock,
+  getBlockTime,
   getHealth,
   getVersion,
 };
 
-/** Runs one call; the result as JSON text. */
-export function callMethod(state: ChainState, method: string, params: unknown): string {
+/** Runs one call; the result as JSON text. `ledger`: what part of the ledger the node serves (default: all of it, current). */
+export function callMethod(state: ChainState, method: string, params: unknown, ledger: { view: Readonly<LedgerSettings>; slotFor(chainSlot: number, method: string): number } = FULL_LEDGER): string {
   // The DAS API (named parameters) on the same endpoint, as DAS providers serve it.
   if (method === 'searchAssets') return searchAssets(state, params);
   const handler = Object.hasOwn(HANDLERS, method) ? HANDLERS[method] : undefined;
@@ -288,5 +354,7 @@ export function callMethod(state: ChainState, method: string, params: unknown): 
   if (params !== undefined && params !== null && !Array.isArray(params)) {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: expected an array.');
   }
-  return handler(state, (params as unknown[] | undefined) ?? []);
+  return handler(state, (params as unknown[] | undefined) ?? [], { slot: ledger.slotFor(state.slot, method), ledger: ledger.view });
 }
+
+const FULL_LEDGER = { view: DEFAULT_LEDGER, slotFor: (chainSlot: number) => chainSlot };

@@ -11,6 +11,7 @@ import { handleAdmin, ADMIN_PREFIX } from './admin.js';
 import { BlockClock, DEFAULT_BLOCK_MS } from './blocks.js';
 import { CallLog, summarizeAnswer, type RecordedCall } from './call-log.js';
 import { FaultInjector, type FaultSpec } from './faults.js';
+import { NodeLedger, type LedgerSettings } from './ledger.js';
 import { ProviderSimulation, type ProviderSettings } from './provider.js';
 import { buildDemoState } from './fixture.js';
 import { callMethod } from './rpc.js';
@@ -31,6 +32,8 @@ export interface LocalnetHandle {
   blocks: BlockClock;
   /** sendTransaction, simulateTransaction and the other transaction methods (transaction-rpc.ts). */
   transactions: TransactionRpc;
+  /** What part of the ledger this node serves: lag, first available block, history, block times (ledger.ts). */
+  ledger: NodeLedger;
   /** Calls counted per method, batch members counted individually. Admin routes are not counted. */
   stats(): CounterSnapshot;
   resetStats(): void;
@@ -52,6 +55,8 @@ export interface LocalnetOptions {
   provider?: Partial<ProviderSettings>;
   /** One block every this many milliseconds (blocks.ts); default 400, 0 stops the clock. */
   blockMs?: number;
+  /** What part of the ledger it serves (ledger.ts); default all of it, at the chain's slot. */
+  ledger?: Partial<LedgerSettings>;
 }
 
 /** The validator's JSON-RPC body limit. */
@@ -116,7 +121,7 @@ function parseRequest(raw: unknown): RpcRequest | RpcError {
 }
 
 /** Runs one parsed member of a request, applying a per-call fault (rpc-error, unhealthy, transaction faults) if it hits. */
-function answer(state: ChainState, transactions: TransactionRpc, request: RpcRequest | RpcError, fault: FaultSpec | null): string {
+function answer(state: ChainState, transactions: TransactionRpc, request: RpcRequest | RpcError, fault: FaultSpec | null, ledger: NodeLedger): string {
   if (request instanceof RpcError) return errorJson(null, request.toJson());
   if (fault && FaultInjector.hits(fault, request.method)) {
     if (fault.mode === 'rpc-error') {
@@ -134,7 +139,7 @@ function answer(state: ChainState, transactions: TransactionRpc, request: RpcReq
     // Reads never reach the transaction methods (nor load LiteSVM).
     const result = transactions.handles(request.method)
       ? transactions.call(request.method, request.params, fault && FaultInjector.hits(fault, request.method) ? fault : null)
-      : callMethod(state, request.method, request.params);
+      : callMethod(state, request.method, request.params, ledger);
     if (fault?.mode === 'malformed' && fault.variant === 'no-value') return withoutValue(request.id, result);
     return `{"jsonrpc":"2.0","result":${result},"id":${JSON.stringify(request.id)}}`;
   } catch (error) {
@@ -157,6 +162,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const faults = new FaultInjector();
   const counters = new Counters();
   const provider = new ProviderSimulation(options.provider);
+  const ledger = new NodeLedger();
+  if (options.ledger) ledger.set(options.ledger);
   const callLog = options.recordCalls ? new CallLog(options.recordCalls) : undefined;
   const blocks = new BlockClock(state, options.blockMs ?? DEFAULT_BLOCK_MS);
   const transactions = new TransactionRpc(state, blocks, new TransactionExecutor(state, () => blocks.blockTime()));
@@ -215,7 +222,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         res.on('close', () => held.delete(res));
         return;
     }
-    const answers = members.map((member) => answer(state, transactions, member, fault));
+    const answers = members.map((member) => answer(state, transactions, member, fault, ledger));
     record((member, index) => (fault?.mode === 'malformed' ? 'a malformed reply (fault)' : summarizeAnswer(member.method, answers[index]!)));
     let reply = isBatch ? `[${answers.join(',')}]` : answers[0]!;
     if (fault?.mode === 'malformed' && fault.variant !== 'no-value') reply = reply.slice(0, Math.max(1, Math.floor(reply.length / 2)));
@@ -225,7 +232,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const work = url.startsWith(ADMIN_PREFIX)
-      ? handleAdmin(req, res, { state, faults, counters, provider, blocks, transactions })
+      ? handleAdmin(req, res, { state, faults, counters, provider, blocks, transactions, ledger })
       : req.method === 'GET' && url === '/health'
         ? Promise.resolve(res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'))
         : req.method === 'POST'
@@ -266,6 +273,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     provider,
     blocks,
     transactions,
+    ledger,
     stats: () => counters.snapshot(),
     resetStats: () => counters.reset(),
     calls: (since = 0) => callLog?.since(since) ?? { last: 0, calls: [] },

@@ -357,6 +357,11 @@ export class ChainState {
     return Math.max(1, this.slot - Math.max(0, slotsAgo));
   }
 
+  /** The block time (unix seconds) of `slot`, counting back from the current slot: slotAt's inverse, to the second. */
+  blockTimeOfSlot(slot: number): number {
+    return Math.floor((this.now - (this.slot - slot) * SLOT_MS) / 1000);
+  }
+
   /** Records a transaction and indexes it under every address it touches. Returns its signature. */
   addTransaction(input: TransactionInput): string {
     this.transactionCounter += 1;
@@ -408,15 +413,19 @@ export class ChainState {
 
   /**
    * One page of an address's history, newest first; `before` and `until` are exclusive. An unknown
-   * `before` gives an empty page; an unknown `until` is ignored.
+   * `before` gives an empty page; an unknown `until` is ignored. A node that lags or has pruned old
+   * blocks (ledger.ts) sees only slots `oldestSlot..newestSlot`: a `before` outside them is unknown.
    */
-  signaturesFor(address: string, options: { limit: number; before?: string; until?: string }): StoredTransaction[] {
+  signaturesFor(address: string, options: { limit: number; before?: string; until?: string; newestSlot?: number; oldestSlot?: number }): StoredTransaction[] {
     const list = this.sortedHistory(address);
     const positions = this.historyPosition.get(address);
+    const newest = options.newestSlot ?? Infinity;
+    const oldest = options.oldestSlot ?? 0;
+    const visible = (tx: StoredTransaction): boolean => tx.slot <= newest && tx.slot >= oldest;
     let start = 0;
     if (options.before !== undefined) {
       const at = positions?.get(options.before);
-      if (at === undefined) return [];
+      if (at === undefined || !visible(list[at]!)) return [];
       start = at + 1;
     }
     let end = list.length;
@@ -424,7 +433,15 @@ export class ChainState {
       const at = positions?.get(options.until);
       if (at !== undefined) end = at;
     }
-    return list.slice(start, Math.min(end, start + options.limit));
+    if (newest === Infinity && oldest === 0) return list.slice(start, Math.min(end, start + options.limit));
+    const page: StoredTransaction[] = [];
+    // Newest first: skip what the node has not reached, stop at what it has pruned.
+    for (let i = start; i < end && page.length < options.limit; i++) {
+      const tx = list[i]!;
+      if (tx.slot < oldest) break;
+      if (tx.slot <= newest) page.push(tx);
+    }
+    return page;
   }
 
   private sortedHistory(address: string): StoredTransaction[] {

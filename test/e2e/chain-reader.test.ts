@@ -334,7 +334,7 @@ describe('failure handling', () => {
     await expectUnavailable(chainReader.getProgramAccounts(TOKEN_PROGRAM_ID, { filters: [{ dataSize: 82 }] }));
     await expectUnavailable(chainReader.getTokenBalances(wallet('clean'), [usdc]));
     chain.faults.clear();
-    const [signature] = await chainReader.getSignaturesForAddress(wallet('young'), { limit: 1 });
+    const [signature] = (await chainReader.getSignaturesForAddress(wallet('young'), { limit: 1 })).signatures;
     chain.faults.set({ mode: 'rpc-error', methods: ['getTransaction'] });
     await expectUnavailable(chainReader.getTransactions([signature!.signature]), /JSON-RPC error -32005/);
   });
@@ -377,10 +377,10 @@ describe('history and program accounts', () => {
   it('pages signatures newest first and flattens transactions', async () => {
     const chainReader = reader();
     const young = wallet('young');
-    const page = await chainReader.getSignaturesForAddress(young, { limit: 1000 });
+    const { signatures: page } = await chainReader.getSignaturesForAddress(young, { limit: 1000 });
     expect(page).toHaveLength(3);
     expect(page[0]!.slot).toBeGreaterThanOrEqual(page[2]!.slot);
-    const older = await chainReader.getSignaturesForAddress(young, { limit: 1000, before: page[0]!.signature });
+    const { signatures: older } = await chainReader.getSignaturesForAddress(young, { limit: 1000, before: page[0]!.signature });
     expect(older.map((s) => s.signature)).toEqual(page.slice(1).map((s) => s.signature));
 
     const transactions = await chainReader.getTransactions(page.map((s) => s.signature));
@@ -398,7 +398,7 @@ describe('history and program accounts', () => {
   it('resolves loaded addresses, inner instructions and token balances of a v0 transaction', async () => {
     const chainReader = reader();
     const active = wallet('active');
-    const page = await chainReader.getSignaturesForAddress(active, { limit: 1000 });
+    const { signatures: page } = await chainReader.getSignaturesForAddress(active, { limit: 1000 });
     const transactions = await chainReader.getTransactions(page.map((s) => s.signature));
     const swap = transactions.find((tx) => tx!.instructions.some((ix) => ix.programId === 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4'))!;
     expect(swap).toBeDefined();
@@ -424,7 +424,7 @@ describe('history and program accounts', () => {
 
   it('reads history at confirmed when RPC_COMMITMENT=processed (the node refuses processed there)', async () => {
     const chainReader = reader({ RPC_COMMITMENT: 'processed' });
-    const page = await chainReader.getSignaturesForAddress(wallet('quiet'), { limit: 10 });
+    const { signatures: page } = await chainReader.getSignaturesForAddress(wallet('quiet'), { limit: 10 });
     expect(page).toHaveLength(2);
     expect((await chainReader.getTransactions(page.map((s) => s.signature))).every((tx) => tx !== null)).toBe(true);
     expect((await chainReader.getTokenBalances(wallet('clean'), [usdc])).get(usdc)).toBe(25_000_000n);
@@ -432,7 +432,7 @@ describe('history and program accounts', () => {
 
   it('answers null for a transaction the node does not have', async () => {
     const chainReader = reader();
-    const [signature] = await chainReader.getSignaturesForAddress(wallet('young'), { limit: 1 });
+    const [signature] = (await chainReader.getSignaturesForAddress(wallet('young'), { limit: 1 })).signatures;
     const unknown = '1'.repeat(64);
     expect(await chainReader.getTransactions([unknown, signature!.signature]).then((txs) => txs.map((tx) => tx?.signature ?? null))).toEqual([
       null,
@@ -451,5 +451,115 @@ describe('history and program accounts', () => {
     const sliced = await chainReader.getProgramAccounts(save, { filters, dataSlice: { offset: 203, length: 1 } });
     expect(sliced[0]!.account.data).toEqual(Buffer.of(1)); // borrows_len
     expect(await chainReader.getProgramAccounts(TOKEN_2022_PROGRAM_ID, { filters: [{ memcmp: { offset: 32, bytes: wallet('empty') } }] })).toEqual([]);
+  });
+});
+
+describe('one view of the chain per login (minContextSlot, context.slot)', () => {
+  /** Nodes over the same chain state, each with its own ledger settings and call log. */
+  async function nodes(count: number): Promise<LocalnetHandle[]> {
+    const started = await Promise.all(Array.from({ length: count }, () => startLocalnet({ state: chain.state, recordCalls: 200 })));
+    cleanups.push(() => Promise.all(started.map((node) => node.close())));
+    return started;
+  }
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    await Promise.all(cleanups.map((cleanup) => cleanup()));
+  });
+  const minimumOf = (node: LocalnetHandle, method: string): (number | undefined)[] =>
+    node
+      .calls()
+      .calls.filter((call) => call.method === method)
+      .map((call) => {
+        const params = call.params as unknown[];
+        return (params[params.length - 1] as { minContextSlot?: number }).minContextSlot;
+      });
+
+  it("a login's first read carries no minimum; its later reads ask for the slot it has seen", async () => {
+    const [node] = await nodes(1);
+    const login = reader({ SOLANA_RPC_URL: node!.url }).withDeadline(Infinity);
+    const slotBefore = chain.state.slot;
+    await login.getTokenBalances(wallet('clean'), [usdc]);
+    const first = minimumOf(node!, 'getMultipleAccounts'); // the mint's program and the ATAs
+    expect(first.length).toBeGreaterThan(0);
+    expect(first.every((minimum) => minimum === undefined)).toBe(true);
+    await login.getSignaturesForAddress(wallet('young'), { limit: 10 });
+    await login.getProgramAccounts(TOKEN_PROGRAM_ID, { filters: [{ dataSize: 165 }, { memcmp: { offset: 32, bytes: wallet('clean') } }] });
+    await login.getMultipleAccounts([wallet('clean')]);
+    // The slot the balances were read at (the chain's; a block clock may advance it meanwhile).
+    const [seen] = minimumOf(node!, 'getSignaturesForAddress');
+    expect(seen).toBeGreaterThanOrEqual(slotBefore);
+    expect(seen).toBeLessThanOrEqual(chain.state.slot);
+    // The history read is followed once by the endpoint's probe (a minimum no node can reach).
+    expect(minimumOf(node!, 'getSignaturesForAddress')).toEqual([seen, Number.MAX_SAFE_INTEGER]);
+    expect(minimumOf(node!, 'getProgramAccounts')).toEqual([seen]);
+    expect(minimumOf(node!, 'getMultipleAccounts')).toEqual([...first, seen]);
+  });
+
+  it('a reply from a slot behind what the login has read is not used: it is asked again elsewhere', async () => {
+    // The first node is 10 slots behind (within LAGGING_SLOTS) and ignores minContextSlot.
+    const [behind, current] = await nodes(2);
+    behind!.ledger.set({ slotsBehind: 10, honoursMinContextSlot: false });
+    const chainReader = reader({ SOLANA_RPC_URL: `${behind!.url},${current!.url}`, RPC_RETRIES: '1', RPC_HEDGE_MS: '0' });
+    const login = chainReader.withDeadline(Infinity);
+    behind!.faults.set({ mode: 'http500', count: 1 });
+    await login.getTokenBalances(wallet('clean'), [usdc]); // answered by the current node
+    current!.faults.set({ mode: 'http500', count: 1 });
+    const [behindMark, currentMark] = [behind!.calls().last, current!.calls().last];
+    const [account] = await login.getMultipleAccounts([wallet('clean')]);
+    expect(account?.lamports).toBe(5_000_000_000);
+    // Asked of the node behind (the current one failed once), which answered from its older slot;
+    // that answer was not used: the current node was asked again.
+    expect(behind!.calls(behindMark).calls.map((call) => call.answer)).toEqual(['1 of 1 accounts exist']);
+    expect(current!.calls(currentMark).calls.map((call) => call.answer)).toEqual(['no answer: http500 (fault)', '1 of 1 accounts exist']);
+    expect(chainReader.stats().errors).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a node a few slots short: that read waits for it to catch up, and the node serves other reads meanwhile', async () => {
+    const [node] = await nodes(1);
+    const login = reader({ SOLANA_RPC_URL: node!.url, RPC_RETRIES: '1' }).withDeadline(Infinity);
+    await login.getTokenBalances(wallet('clean'), [usdc]);
+    node!.ledger.set({ slotsBehind: 2, laggingMethods: ['getSignaturesForAddress'] });
+    const mark = node!.calls().last;
+    const history = login.getSignaturesForAddress(wallet('young'), { limit: 10 });
+    while (!node!.calls(mark).calls.some((call) => call.answer.startsWith('error -32016'))) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Another read of the login, while the history read waits (two slots, 800 ms): not held up.
+    const [account] = await login.getMultipleAccounts([wallet('clean')]);
+    expect(account?.lamports).toBe(5_000_000_000);
+    node!.ledger.set({ slotsBehind: 0 }); // the node catches up
+    const { signatures } = await history;
+    expect(signatures).toHaveLength(3);
+    // The page refused (-32016), the accounts read answered, the page again, then the endpoint's probe.
+    const calls = node!.calls(mark).calls.map((call) => `${call.method}: ${call.answer.startsWith('error') ? call.answer.slice(0, 12) : 'ok'}`);
+    expect(calls).toEqual([
+      'getSignaturesForAddress: error -32016',
+      'getMultipleAccounts: ok',
+      'getSignaturesForAddress: ok',
+      'getSignaturesForAddress: error -32016',
+    ]);
+  });
+
+  it('without a node at the slot already read, the read is a 503', async () => {
+    const [node] = await nodes(1);
+    const login = reader({ SOLANA_RPC_URL: node!.url, RPC_RETRIES: '1' }).withDeadline(Infinity);
+    await login.getTokenBalances(wallet('clean'), [usdc]);
+    node!.ledger.set({ slotsBehind: 100, laggingMethods: ['getSignaturesForAddress'] });
+    await expectUnavailable(login.getSignaturesForAddress(wallet('young'), { limit: 10 }), /behind|-32016/);
+  });
+
+  it("an endpoint's history horizon and its honouring of minContextSlot are read once and kept (HISTORY_HORIZON_TTL_MS)", async () => {
+    const [node] = await nodes(1);
+    node!.ledger.set({ firstAvailableBlock: 1234 });
+    const chainReader = reader({ SOLANA_RPC_URL: node!.url });
+    await chainReader.getTokenBalances(wallet('clean'), [usdc]);
+    for (const name of ['young', 'quiet']) {
+      const page = await chainReader.getSignaturesForAddress(wallet(name), { limit: 1000 });
+      const { firstSlot, blockTime } = await page.horizon();
+      expect(firstSlot).toBe(1234);
+      expect(Math.abs(blockTime! - chain.state.blockTimeOfSlot(1234))).toBeLessThanOrEqual(1);
+    }
+    const methods = node!.calls().calls.map((call) => call.method);
+    expect(methods.filter((method) => method === 'getFirstAvailableBlock')).toHaveLength(1);
+    expect(methods.filter((method) => method === 'getBlockTime')).toHaveLength(1);
+    expect(methods.filter((method) => method === 'getSignaturesForAddress')).toHaveLength(3); // two pages, one probe
   });
 });

@@ -57,12 +57,22 @@ describe('age', () => {
     expect(body).toMatchObject({ walletAgeDays: 0, firstTransactionAt: null });
   });
 
-  it('transactions without a block time prove nothing', async () => {
-    const wallet = newWallet();
+  it('transactions without a block time prove no age, and leave it unknown when they are the oldest', async () => {
+    // Undated, older than the dated one (its slot is lower): it could be older than 10 days.
+    const undatedFirst = newWallet();
     const state = stack.localnet.state;
-    state.addTransaction({ blockTime: null, feePayer: wallet.publicKey, instructions: [] });
-    state.addTransaction({ blockTime: blockTimeDaysAgo(state, 3), feePayer: wallet.publicKey, instructions: [] });
-    const body = expectRefusal(await login(stack.gateUrl, 'age', wallet.secretKey, age('10')), 500, 'WALLET_TOO_NEW');
+    state.addTransaction({ blockTime: null, feePayer: undatedFirst.publicKey, instructions: [] });
+    state.addTransaction({ blockTime: blockTimeDaysAgo(state, 3), feePayer: undatedFirst.publicKey, instructions: [] });
+    const unknown = expectRefusal(await login(stack.gateUrl, 'age', undatedFirst.secretKey, age('10')), 503, 'UPSTREAM_UNAVAILABLE');
+    expect(unknown).toMatchObject({ history: 'incomplete' });
+    expect(unknown.message).toMatch(/no block time/);
+    expectToken(await login(stack.gateUrl, 'age', undatedFirst.secretKey, age('2')), 'age', undatedFirst.secretKey);
+
+    // Undated but newer than a dated one: it lies after that one, so it cannot make the wallet older.
+    const undatedLast = newWallet();
+    state.addTransaction({ blockTime: blockTimeDaysAgo(state, 3), feePayer: undatedLast.publicKey, instructions: [] });
+    state.addTransaction({ blockTime: null, slot: state.slotAt(blockTimeDaysAgo(state, 1)), feePayer: undatedLast.publicKey, instructions: [] });
+    const body = expectRefusal(await login(stack.gateUrl, 'age', undatedLast.secretKey, age('10')), 500, 'WALLET_TOO_NEW');
     expect(Math.floor(body.walletAgeDays)).toBe(3);
   });
 

@@ -77,6 +77,8 @@ function move(state: ChainState, wallet: string, account: string, before: bigint
 describe('timelock', () => {
   it('passes a wallet that has held ≥ the amount for longer than required (top-ups do not matter)', async () => {
     const wallet = fixtureWallet('lock-steady');
+    // A gate already serving history has checked, once a minute, that its node honours minContextSlot.
+    await login(stack.gateUrl, 'timelock', wallet, policy('30'));
     const result = await loginCounted(stack, 'timelock', wallet, policy('30'));
     expectToken(result, 'timelock', wallet);
     expect(result.body.holdDurationDays).toBeGreaterThanOrEqual(59.99); // proven back to the 60-day-old receipt
@@ -138,11 +140,37 @@ describe('timelock', () => {
     expectToken(await login(stack.gateUrl, 'timelock', wallet.secretKey, policy('34')), 'timelock', wallet.secretKey);
   });
 
-  it('a balance with no history behind it proves no hold (fail closed)', async () => {
+  it('a balance with no history behind it is unknown (503), neither a hold nor its absence', async () => {
+    // Every token account starts at zero: a history that never shows the tokens arriving is
+    // incomplete, so neither "held" (a token) nor "not held" (which `not(timelock)` would pass) follows.
     const { publicKey, secretKey } = newWallet();
     stack.localnet.state.addTokenAccount({ owner: publicKey, mint: lock, amount: 5_000_000_000n, program: 'token' });
-    const body = expectRefusal(await login(stack.gateUrl, 'timelock', secretKey, policy('1')), 500, 'INSUFFICIENT_HOLD_DURATION');
-    expect(body.holdDurationDays).toBe(0);
+    const body = expectRefusal(await login(stack.gateUrl, 'timelock', secretKey, policy('1')), 503, 'UPSTREAM_UNAVAILABLE');
+    expect(body.history).toBe('incomplete');
+    expect(body.message).toMatch(/does not show the tokens arriving/);
+  });
+
+  it('a purchase without a block time: not held long enough when an older dated entry bounds it, unknown when nothing does', async () => {
+    const state = stack.localnet.state;
+    const receipt = (account: string, wallet: string, slot: number) =>
+      state.addTransaction({
+        blockTime: null,
+        slot,
+        feePayer: wallet,
+        accountKeys: [account],
+        instructions: [],
+        tokenBalances: [{ account, mint: lock, owner: wallet, decimals: 6, pre: null, post: 1_000_000_000n }],
+      });
+    // Undated, between a dated entry of 20 days ago and now: bought less than 30 days ago.
+    const bounded = lockHolder(state, 1_000_000_000n, ({ wallet, account }) => {
+      state.addTransaction({ blockTime: blockTimeDaysAgo(state, 20), feePayer: wallet, accountKeys: [account], instructions: [] });
+      receipt(account, wallet, state.slotAt(blockTimeDaysAgo(state, 10)));
+    });
+    expectRefusal(await login(stack.gateUrl, 'timelock', bounded.secretKey, policy('30')), 500, 'INSUFFICIENT_HOLD_DURATION');
+    // Undated and nothing older: it may be years old.
+    const unbounded = lockHolder(state, 1_000_000_000n, ({ wallet, account }) => receipt(account, wallet, state.slotAt(blockTimeDaysAgo(state, 10))));
+    const body = expectRefusal(await login(stack.gateUrl, 'timelock', unbounded.secretKey, policy('30')), 503, 'UPSTREAM_UNAVAILABLE');
+    expect(body.message).toMatch(/no block time/);
   });
 
   it('bad headers → 400', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChainTransaction, TokenBalance } from '../../src/chain/types.js';
-import { findHoldStart, holdingsChange, type TrackedHoldings } from '../../src/features/lib/holdings-history.js';
+import { HoldingsRewind, holdingsChange, type TrackedHoldings } from '../../src/features/lib/holdings-history.js';
 
 /** Pure tests of the holdings rewind; the feature's behaviour is tested end to end (test/e2e). */
 const WALLET = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -74,14 +74,21 @@ describe('holdingsChange', () => {
   });
 });
 
-describe('findHoldStart', () => {
+describe('the hold start: rewinding newest first until the holdings drop below the amount', () => {
   const amount = 1_000n;
+  /** The first transaction (newest first) before which the holdings were below the amount. */
+  const holdStart = (rewind: HoldingsRewind, history: ChainTransaction[]): string | undefined => {
+    for (const transaction of history) {
+      expect(rewind.undo(transaction)).toBeUndefined();
+      if (rewind.holdings < amount) return transaction.signature;
+    }
+    return undefined;
+  };
 
   it('finds no start while holdings stay at or above the amount', () => {
-    const history = [tx('top-up', [{ account: ATA, pre: 1_000n, post: 1_200n }])];
-    const state = { holdings: 1_200n };
-    expect(findHoldStart(state, amount, history, tracked)).toBeUndefined();
-    expect(state.holdings).toBe(1_000n);
+    const rewind = new HoldingsRewind(tracked, 1_200n);
+    expect(holdStart(rewind, [tx('top-up', [{ account: ATA, pre: 1_000n, post: 1_200n }])])).toBeUndefined();
+    expect(rewind.holdings).toBe(1_000n);
   });
 
   it('a sale and buy-back restarts the clock at the buy-back', () => {
@@ -90,7 +97,7 @@ describe('findHoldStart', () => {
       tx('sale', [{ account: ATA, pre: 1_000n, post: 400n }]),
       tx('first-buy', [{ account: ATA, pre: null, post: 1_000n }]),
     ];
-    expect(findHoldStart({ holdings: 1_000n }, amount, history, tracked)?.signature).toBe('buy-back');
+    expect(holdStart(new HoldingsRewind(tracked, 1_000n), history)).toBe('buy-back');
   });
 
   it('the first purchase is the start of a hold that never dipped', () => {
@@ -98,12 +105,56 @@ describe('findHoldStart', () => {
       tx('top-up', [{ account: ATA, pre: 1_000n, post: 1_200n }]),
       tx('first-buy', [{ account: ATA, pre: null, post: 1_000n }]),
     ];
-    expect(findHoldStart({ holdings: 1_200n }, amount, history, tracked)?.signature).toBe('first-buy');
+    expect(holdStart(new HoldingsRewind(tracked, 1_200n), history)).toBe('first-buy');
   });
 
   it('continues across batches with the running holdings', () => {
-    const state = { holdings: 1_500n };
-    expect(findHoldStart(state, amount, [tx('a', [{ account: ATA, pre: 1_100n, post: 1_500n }])], tracked)).toBeUndefined();
-    expect(findHoldStart(state, amount, [tx('b', [{ account: ATA, pre: 900n, post: 1_100n }])], tracked)?.signature).toBe('b');
+    const rewind = new HoldingsRewind(tracked, 1_500n);
+    expect(holdStart(rewind, [tx('a', [{ account: ATA, pre: 1_100n, post: 1_500n }])])).toBeUndefined();
+    expect(holdStart(rewind, [tx('b', [{ account: ATA, pre: 900n, post: 1_100n }])])).toBe('b');
+  });
+});
+
+describe('HoldingsRewind: the rewind must lead to each account’s balance', () => {
+  it('follows a history that leads to the balance, account by account', () => {
+    const rewind = new HoldingsRewind(tracked, 1_200n);
+    expect(rewind.undo(tx('top-up', [{ account: ATA, pre: 1_000n, post: 1_200n }]))).toBeUndefined();
+    expect(rewind.holdings).toBe(1_000n);
+    expect(rewind.undo(tx('first-buy', [{ account: ATA, pre: null, post: 1_000n }]))).toBeUndefined();
+    expect(rewind.holdings).toBe(0n);
+  });
+
+  it('names the account whose newest recorded balance is not what it holds now (a later move is missing)', () => {
+    // The node lags: it lacks the buy-back that took the account from 400 back to 1,000.
+    const lagging = new HoldingsRewind(tracked, 1_000n);
+    expect(lagging.undo(tx('sale', [{ account: ATA, pre: 1_000n, post: 400n }]))).toBe(ATA);
+  });
+
+  it('names the account when a move between two recorded ones is missing', () => {
+    const rewind = new HoldingsRewind(tracked, 1_000n);
+    expect(rewind.undo(tx('newest', [{ account: ATA, pre: 900n, post: 1_000n }]))).toBeUndefined();
+    expect(rewind.undo(tx('older', [{ account: ATA, pre: 0n, post: 700n }]))).toBe(ATA);
+  });
+
+  it('checks every account against its own amount when the amounts are known (HOLDINGS_SCOPE=all)', () => {
+    const current = new Map([
+      [ATA, 500n],
+      [SECOND_ACCOUNT, 1_000n],
+    ]);
+    const both = () => tx('into-ata', [
+      { account: ATA, pre: null, post: 500n },
+      { account: SECOND_ACCOUNT, pre: 1_000n, post: 1_000n },
+    ]);
+    const rewind = new HoldingsRewind(tracked, 1_500n, current);
+    expect(rewind.undo(both())).toBeUndefined();
+    expect(rewind.holdings).toBe(1_000n);
+    const wrong = new HoldingsRewind(tracked, 1_500n, new Map([[ATA, 500n]]));
+    expect(wrong.undo(both())).toBe(SECOND_ACCOUNT);
+  });
+
+  it('an account handed to another owner holds nothing of the wallet’s after it', () => {
+    const rewind = new HoldingsRewind(tracked, 0n, new Map());
+    expect(rewind.undo(tx('handover', [{ account: ATA, pre: 700n, post: 700n, postOwner: BUYER }]))).toBeUndefined();
+    expect(rewind.holdings).toBe(700n);
   });
 });

@@ -20,6 +20,7 @@ afterAll(async () => {
 afterEach(() => {
   chain.faults.set({ mode: 'none' });
   chain.provider.set({ latencyMs: 0, requestsPerSecond: 0 });
+  chain.ledger.reset();
 });
 
 interface RpcReply {
@@ -395,6 +396,93 @@ describe('faults', () => {
     expect(current).toMatchObject({ mode: 'http500', remaining: 1 });
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }))).status).toBe(500);
     expect((await rpc('getSlot')).result).toBeGreaterThan(0);
+  });
+});
+
+describe('what part of the ledger the node serves (ledger.ts): slots, minContextSlot, horizon, history, block times', () => {
+  const slotOf = async (method: string, params: unknown[]): Promise<number> => (await rpc(method, params)).result.context.slot;
+
+  it('answers context.slot and getSlot at the chain slot, and refuses a minContextSlot above it with -32016 and the node slot', async () => {
+    const slot = (await rpc('getSlot')).result as number;
+    // (A block clock may advance the chain between two calls: slots are compared as "at least".)
+    expect(await slotOf('getMultipleAccounts', [[wallet('clean')], { encoding: 'base64' }])).toBeGreaterThanOrEqual(slot);
+    expect((await rpc('getMultipleAccounts', [[wallet('clean')], { encoding: 'base64', minContextSlot: slot }])).result.context.slot).toBeGreaterThanOrEqual(slot);
+    const ahead = slot + 1_000_000;
+    for (const [method, params] of [
+      ['getMultipleAccounts', [[wallet('clean')], { encoding: 'base64', minContextSlot: ahead }]],
+      ['getAccountInfo', [wallet('clean'), { encoding: 'base64', minContextSlot: ahead }]],
+      ['getTokenAccountsByOwner', [wallet('clean'), { programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' }, { encoding: 'base64', minContextSlot: ahead }]],
+      ['getProgramAccounts', ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', { encoding: 'base64', filters: [{ dataSize: 82 }], minContextSlot: ahead }]],
+      ['getSignaturesForAddress', [wallet('old'), { limit: 1, minContextSlot: ahead }]],
+      ['getSlot', [{ minContextSlot: ahead }]],
+    ] as const) {
+      const { error } = await rpc(method, [...params]);
+      expect(error, method).toMatchObject({ code: -32016, message: 'Minimum context slot has not been reached' });
+      const contextSlot = (error!.data as { contextSlot: number }).contextSlot;
+      expect(contextSlot).toBeGreaterThanOrEqual(slot);
+      expect(contextSlot).toBeLessThan(ahead);
+    }
+    expect((await rpc('getSlot', [{ minContextSlot: 'soon' }])).error?.code).toBe(-32602);
+  });
+
+  it('a node behind answers as of its older slot: context, getSlot, and no history after it; only the lagging methods lag', async () => {
+    const slot = (await rpc('getSlot')).result as number;
+    const newest = (await rpc('getSignaturesForAddress', [wallet('old'), { limit: 1 }])).result[0];
+    // 1,000 slots (~7 minutes) before the wallet's newest transaction, however far a block clock moves meanwhile.
+    const behind = slot - newest.slot + 1000;
+    await admin('ledger', { slotsBehind: behind, laggingMethods: ['getSignaturesForAddress', 'getTransaction'] });
+    expect(await slotOf('getMultipleAccounts', [[wallet('clean')], { encoding: 'base64' }])).toBeGreaterThanOrEqual(slot);
+    const lagging = (await rpc('getSignaturesForAddress', [wallet('old'), { limit: 1000 }])).result as { signature: string; slot: number }[];
+    expect(lagging[0]!.signature).not.toBe(newest.signature);
+    expect(lagging.every((s) => s.slot < newest.slot - 900)).toBe(true);
+    expect((await rpc('getTransaction', [newest.signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }])).result).toBeNull();
+    const refused = (await rpc('getSignaturesForAddress', [wallet('old'), { limit: 1, minContextSlot: slot }])).error;
+    expect(refused).toMatchObject({ code: -32016 });
+    expect((refused!.data as { contextSlot: number }).contextSlot).toBeLessThan(newest.slot);
+
+    await admin('ledger', { laggingMethods: null });
+    expect((await rpc('getSlot')).result).toBeLessThan(newest.slot);
+    expect(await slotOf('getMultipleAccounts', [[wallet('clean')], { encoding: 'base64' }])).toBeLessThan(newest.slot);
+    // A node that ignores minContextSlot answers from its own, older slot.
+    await admin('ledger', { honoursMinContextSlot: false });
+    expect(await slotOf('getMultipleAccounts', [[wallet('clean')], { encoding: 'base64', minContextSlot: slot }])).toBeLessThan(newest.slot);
+  });
+
+  it('a short ledger: getFirstAvailableBlock says where it starts, history older is not served, getBlockTime dates it', async () => {
+    expect((await rpc('getFirstAvailableBlock', [])).result).toBe(0);
+    const all = (await rpc('getSignaturesForAddress', [wallet('old'), { limit: 1000 }])).result as { signature: string; slot: number; blockTime: number }[];
+    const first = all[400]!.slot;
+    await admin('ledger', { firstAvailableBlock: first });
+    expect((await rpc('getFirstAvailableBlock', [])).result).toBe(first);
+    const kept = (await rpc('getSignaturesForAddress', [wallet('old'), { limit: 1000 }])).result as { signature: string; slot: number }[];
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(all.length);
+    expect(kept.every((s) => s.slot >= first)).toBe(true);
+    // Paging on from the last kept signature finds nothing older.
+    expect((await rpc('getSignaturesForAddress', [wallet('old'), { limit: 1000, before: kept.at(-1)!.signature }])).result).toEqual([]);
+    expect((await rpc('getTransaction', [all.at(-1)!.signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }])).result).toBeNull();
+    const time = (await rpc('getBlockTime', [first])).result as number;
+    expect(Math.abs(time - chain.state.blockTimeOfSlot(first))).toBeLessThanOrEqual(1);
+    expect((await rpc('getBlockTime', [first - 1])).error).toEqual({ code: -32004, message: `Block not available for slot ${first - 1}` });
+  });
+
+  it('without transaction history: -32011; without block times: null ones', async () => {
+    await admin('ledger', { blockTimes: false });
+    const [info] = (await rpc('getSignaturesForAddress', [wallet('quiet'), { limit: 1 }])).result;
+    expect(info.blockTime).toBeNull();
+    expect((await rpc('getTransaction', [info.signature, { encoding: 'json' }])).result.blockTime).toBeNull();
+    expect((await rpc('getBlockTime', [info.slot])).result).toBeNull();
+    await admin('ledger', { transactionHistory: false });
+    const refused = { code: -32011, message: 'Transaction history is not available from this node' };
+    expect((await rpc('getSignaturesForAddress', [wallet('quiet'), { limit: 1 }])).error).toEqual(refused);
+    expect((await rpc('getTransaction', [info.signature, { encoding: 'json' }])).error).toEqual(refused);
+  });
+
+  it('refuses bad settings', async () => {
+    for (const bad of [{ slotsBehind: -1 }, { firstAvailableBlock: 1.5 }, { blockTimes: 'no' }, { laggingMethods: 'getSlot' }, { typo: 1 }]) {
+      const res = await fetch(`${chain.url}/__localnet/ledger`, { method: 'POST', body: JSON.stringify(bad) });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+    }
   });
 });
 

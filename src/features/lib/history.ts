@@ -1,4 +1,4 @@
-import type { ChainReader, ChainTransaction, SignatureInfo } from '../../chain/types.js';
+import type { ChainReader, ChainTransaction, HistoryPage, SignatureInfo } from '../../chain/types.js';
 import { GateError, upstreamUnavailable } from '../../errors.js';
 
 /**
@@ -6,6 +6,11 @@ import { GateError, upstreamUnavailable } from '../../errors.js';
  * the last signature seen) and getTransactions, within the bounds of HISTORY_MAX_PAGES and
  * HISTORY_MAX_TRANSACTIONS. Callers stop as soon as they know their answer; a walk that would need
  * more than the bounds allow ends in a clear 500 HISTORY_LIMIT, never in a guess.
+ *
+ * The end of a list is not the end of a history: a node keeps blocks only from its first available
+ * block on (SignatureStream.mayLackOlder), and old blocks may have no block time. A check that
+ * would decide "not old enough" or "not enough" from such an end answers incompleteHistory (503:
+ * unknown, which a rule's `not` never turns into a pass), never a refusal it cannot prove.
  */
 
 export const SIGNATURE_PAGE_SIZE = 1000;
@@ -18,6 +23,18 @@ export function historyLimit(feature: string, what: string, setting: 'HISTORY_MA
       `(${setting}). No token was issued; the operator can raise ${setting} to check longer histories.`,
     { extra: { setting, bound } },
   );
+}
+
+/**
+ * The answer when the history a check depends on may be incomplete: 503 UPSTREAM_UNAVAILABLE (the
+ * chain could not be read in full), with `history: "incomplete"` in the body. Not a failure of the
+ * wallet's: a rule reads it as unknown (src/rules/evaluate.ts).
+ */
+export function incompleteHistory(feature: string, why: string): GateError {
+  return new GateError(503, 'UPSTREAM_UNAVAILABLE', `The ${feature} check could not be decided: ${why}; no token was issued.`, {
+    headers: { 'Retry-After': '2' },
+    extra: { history: 'incomplete' },
+  });
 }
 
 /** Counts signature pages across every stream of one check. */
@@ -46,6 +63,8 @@ export class SignatureStream {
   private position = 0;
   private before: string | undefined;
   private exhausted = false;
+  /** The page that ended the list, once read: its node's horizon says whether the end is the start of the history. */
+  private lastPage: HistoryPage | undefined;
 
   constructor(
     private readonly chain: ChainReader,
@@ -68,15 +87,33 @@ export class SignatureStream {
     return this.position < this.page.length || this.exhausted;
   }
 
+  /**
+   * Once the list has ended (peek() gave undefined): whether the history may go on before its
+   * oldest entry, i.e. the node that answered the last page has pruned blocks (its first available
+   * block is not 0) — older entries would not be listed. With `afterMs`, only pruning that could
+   * reach after that time counts: a node whose first available block is older than `afterMs` lacks
+   * nothing since then. Rejects with 503 when the node's horizon cannot be read.
+   */
+  async mayLackOlder(afterMs?: number): Promise<boolean> {
+    if (this.lastPage === undefined) throw new TypeError('the list has not ended');
+    const { firstSlot, blockTime } = await this.lastPage.horizon();
+    if (firstSlot === 0) return false;
+    return afterMs === undefined || blockTime === null || blockTime * 1000 >= afterMs;
+  }
+
   private async fetchPage(): Promise<void> {
     this.budget.take();
-    const page = await this.chain.getSignaturesForAddress(this.address, { limit: SIGNATURE_PAGE_SIZE, before: this.before });
+    const answer = await this.chain.getSignaturesForAddress(this.address, { limit: SIGNATURE_PAGE_SIZE, before: this.before });
+    const page = answer.signatures;
     this.page = page;
     this.position = 0;
     const last = page[page.length - 1];
     if (last) this.before = last.signature;
     // A short page is the last one; an empty page means there was nothing before `before`.
-    if (page.length < SIGNATURE_PAGE_SIZE) this.exhausted = true;
+    if (page.length < SIGNATURE_PAGE_SIZE) {
+      this.exhausted = true;
+      this.lastPage = answer;
+    }
   }
 }
 

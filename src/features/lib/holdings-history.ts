@@ -17,42 +17,73 @@ export interface TrackedHoldings {
   accounts: ReadonlySet<string>;
 }
 
-function heldIn(balances: readonly TokenBalance[], transaction: ChainTransaction, tracked: TrackedHoldings): bigint {
-  let total = 0n;
+/** The wallet's holdings of the mint in each tracked account the balance list names. */
+function heldPerAccount(balances: readonly TokenBalance[], transaction: ChainTransaction, tracked: TrackedHoldings): Map<string, bigint> {
+  const held = new Map<string, bigint>();
   for (const balance of balances) {
     if (balance.mint !== tracked.mint) continue;
     if (balance.owner !== undefined && balance.owner !== tracked.wallet) continue;
     const account = transaction.accountKeys[balance.accountIndex];
-    if (account !== undefined && tracked.accounts.has(account)) total += balance.amount;
+    if (account !== undefined && tracked.accounts.has(account)) held.set(account, (held.get(account) ?? 0n) + balance.amount);
   }
-  return total;
+  return held;
 }
 
 /** How much the transaction changed the holdings (post − pre); an account absent from a list held 0 there. */
 export function holdingsChange(transaction: ChainTransaction, tracked: TrackedHoldings): bigint {
-  return heldIn(transaction.postTokenBalances, transaction, tracked) - heldIn(transaction.preTokenBalances, transaction, tracked);
-}
-
-/** The holdings just before `transaction`, given the holdings just after it. */
-export function holdingsBefore(after: bigint, transaction: ChainTransaction, tracked: TrackedHoldings): bigint {
-  return after - holdingsChange(transaction, tracked);
+  const sum = (held: Map<string, bigint>): bigint => [...held.values()].reduce((total, amount) => total + amount, 0n);
+  return sum(heldPerAccount(transaction.postTokenBalances, transaction, tracked)) - sum(heldPerAccount(transaction.preTokenBalances, transaction, tracked));
 }
 
 /**
- * Walks newest → oldest from the current holdings and returns the first (newest) transaction
- * before which the holdings were below `amount` — the moment the uninterrupted hold began — or
- * undefined when they stayed at or above it through all of `transactions`. `holdings` is the
- * running value, updated in place so callers can continue with the next batch.
+ * The rewind, account by account: besides the running total, what each tracked account held just
+ * after the next (older) transaction to undo. A transaction's recorded balance of an account must
+ * be exactly that — at the account's newest transaction, what it holds now. When it is not, the
+ * history lacks a transaction in between: the node answered from a slot behind the balance read
+ * (it ignored `minContextSlot`, or its history lags), or has a gap. Such a history proves nothing.
+ *
+ * What an account holds now: `current` (each account's amount, when the balance was read from the
+ * wallet's token-account list), else the balance goes to the first tracked account that shows up
+ * — under HOLDINGS_SCOPE=ata the tracked accounts are the mint's ATAs under both token programs,
+ * and only the one of the mint's own program can hold it.
  */
-export function findHoldStart(
-  state: { holdings: bigint },
-  amount: bigint,
-  transactions: readonly ChainTransaction[],
-  tracked: TrackedHoldings,
-): ChainTransaction | undefined {
-  for (const transaction of transactions) {
-    state.holdings = holdingsBefore(state.holdings, transaction, tracked);
-    if (state.holdings < amount) return transaction;
+export class HoldingsRewind {
+  /** The summed holdings just after the next transaction to undo (at first: the balance now). */
+  holdings: bigint;
+  private readonly held = new Map<string, bigint>();
+  private unattributed: bigint;
+
+  constructor(
+    private readonly tracked: TrackedHoldings,
+    balance: bigint,
+    private readonly current?: ReadonlyMap<string, bigint>,
+  ) {
+    this.holdings = balance;
+    this.unattributed = balance;
   }
-  return undefined;
+
+  /**
+   * Undoes `transaction`: `holdings` becomes what was held just before it. Returns the tracked
+   * account whose recorded balance does not follow on from the rewind, if any (then stop: the
+   * history is incomplete).
+   */
+  undo(transaction: ChainTransaction): string | undefined {
+    const after = heldPerAccount(transaction.postTokenBalances, transaction, this.tracked);
+    const before = heldPerAccount(transaction.preTokenBalances, transaction, this.tracked);
+    for (const account of new Set([...after.keys(), ...before.keys()])) {
+      const recorded = after.get(account) ?? 0n;
+      if (recorded !== (this.held.get(account) ?? this.heldNow(account))) return account;
+      const previous = before.get(account) ?? 0n;
+      this.held.set(account, previous);
+      this.holdings += previous - recorded;
+    }
+    return undefined;
+  }
+
+  private heldNow(account: string): bigint {
+    if (this.current !== undefined) return this.current.get(account) ?? 0n;
+    const amount = this.unattributed;
+    this.unattributed = 0n;
+    return amount;
+  }
 }
