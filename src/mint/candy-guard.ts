@@ -29,9 +29,12 @@ const GUARD_DATA_OFFSET = 8 + 32 + 1 + 32;
 const LABEL_BYTES = 6;
 const THIRD_PARTY_SIGNER = 4;
 
-/** Each guard's serialized size, in guard order; `programGate` and `vanityMint` are variable (u32 count / length first). */
-type GuardSize = number | 'programGate' | 'vanityMint';
-const COMMON_GUARDS: readonly GuardSize[] = [
+/**
+ * Each guard's serialized size, in guard order. Every guard has a fixed size: the two with a list
+ * or a string are padded to their maximum (programGate: u32 count + 5 addresses; vanityMint: u32
+ * length + 100 bytes). test/unit/mint-candy.test.ts checks this table against the clients' own.
+ */
+const COMMON_GUARDS: readonly number[] = [
   9, // botTax: lamports u64, lastInstruction bool
   40, // solPayment: lamports u64, destination
   72, // tokenPayment: amount u64, mint, destinationAta
@@ -50,11 +53,11 @@ const COMMON_GUARDS: readonly GuardSize[] = [
   40, // tokenBurn
   40, // freezeSolPayment
   72, // freezeTokenPayment
-  'programGate', // additional: Vec<Pubkey>
+  164, // programGate: additional, at most 5 (u32 count, padded)
   5, // allocation
   72, // token2022Payment
 ];
-const GUARD_SIZES: Record<'candy-guard' | 'core-candy-guard', readonly GuardSize[]> = {
+export const GUARD_SIZES: Record<'candy-guard' | 'core-candy-guard', readonly number[]> = {
   'candy-guard': COMMON_GUARDS,
   'core-candy-guard': [
     ...COMMON_GUARDS,
@@ -67,7 +70,7 @@ const GUARD_SIZES: Record<'candy-guard' | 'core-candy-guard', readonly GuardSize
     33, // assetBurnMulti
     65, // assetPaymentMulti
     32, // assetGate
-    'vanityMint', // regex: String
+    104, // vanityMint: regex (u32 length, padded to 100 bytes)
   ],
 };
 /** Remaining accounts taken by the guards before thirdPartySigner (botTax, solPayment, tokenPayment, startDate). */
@@ -131,7 +134,7 @@ export function readSignerSlot(data: Uint8Array, program: 'candy-guard' | 'core-
   return { signerKey: signerAt === undefined ? undefined : data.slice(signerAt, signerAt + 32), slot };
 }
 
-function readGuardSet(data: Uint8Array, start: number, sizes: readonly GuardSize[]): GuardSet {
+function readGuardSet(data: Uint8Array, start: number, sizes: readonly number[]): GuardSet {
   if (start + 8 > data.length) throw new CandyGuardUnreadable('truncated guard set');
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const features = view.getBigUint64(start, true);
@@ -141,15 +144,8 @@ function readGuardSet(data: Uint8Array, start: number, sizes: readonly GuardSize
   sizes.forEach((size, guard) => {
     if ((features & (1n << BigInt(guard))) === 0n) return;
     offsets.set(guard, offset);
-    let length: number;
-    if (typeof size === 'number') length = size;
-    else {
-      if (offset + 4 > data.length) throw new CandyGuardUnreadable(`truncated ${size}`);
-      const count = view.getUint32(offset, true);
-      length = 4 + count * (size === 'programGate' ? 32 : 1);
-    }
-    if (offset + length > data.length) throw new CandyGuardUnreadable(`truncated guard ${guard}`);
-    offset += length;
+    if (offset + size > data.length) throw new CandyGuardUnreadable(`truncated guard ${guard}`);
+    offset += size;
   });
   return { features, offsets, end: offset };
 }
