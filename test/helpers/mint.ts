@@ -19,8 +19,13 @@ export const TOKEN_PROGRAM = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss6
 export const TOKEN_2022_PROGRAM = new PublicKey('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 export const ATA_PROGRAM = new PublicKey('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL');
 
+const derived = new Map<string, PublicKey>();
+/** web3.js's own derivation (independent of the gate's), remembered: the fuzzers ask for the same few. */
 export function associatedTokenAccount(owner: PublicKey, mint: PublicKey, tokenProgram = TOKEN_PROGRAM): PublicKey {
-  return PublicKey.findProgramAddressSync([owner.toBuffer(), tokenProgram.toBuffer(), mint.toBuffer()], ATA_PROGRAM)[0];
+  const key = `${owner.toBase58()} ${mint.toBase58()} ${tokenProgram.toBase58()}`;
+  let ata = derived.get(key);
+  if (ata === undefined) derived.set(key, (ata = PublicKey.findProgramAddressSync([owner.toBuffer(), tokenProgram.toBuffer(), mint.toBuffer()], ATA_PROGRAM)[0]));
+  return ata;
 }
 
 export function createAtaIdempotent(payer: PublicKey, owner: PublicKey, mint: PublicKey, tokenProgram = TOKEN_PROGRAM, ata = associatedTokenAccount(owner, mint, tokenProgram)): TransactionInstruction {
@@ -96,7 +101,8 @@ export function buildTokenMint(build: TokenMintBuild): Uint8Array {
 export function signWith(instructions: TransactionInstruction[], feePayer: PublicKey, blockhash: string, signers: Keypair[], version: 'legacy' | 0, tables: AddressLookupTableAccount[] = []): Uint8Array {
   if (version === 'legacy') {
     const transaction = new Transaction({ feePayer, recentBlockhash: blockhash }).add(...instructions);
-    transaction.partialSign(...signers);
+    if (signers.length > 0) transaction.partialSign(...signers);
+    else transaction.signatures = transaction.compileMessage().accountKeys.slice(0, transaction.compileMessage().header.numRequiredSignatures).map((publicKey) => ({ publicKey, signature: null }));
     return transaction.serialize({ requireAllSignatures: false, verifySignatures: false });
   }
   const message = new TransactionMessage({ payerKey: feePayer, recentBlockhash: blockhash, instructions }).compileToV0Message(tables);
