@@ -150,7 +150,10 @@ class MintFuzz extends Seeded {
       const at = this.int(bytes.length + 1);
       switch (this.int(5)) {
         case 0:
-          if (bytes.length > 0) bytes[Math.min(at, bytes.length - 1)] ^= 1 << this.int(8);
+          if (bytes.length > 0) {
+            const index = Math.min(at, bytes.length - 1);
+            bytes[index] = bytes[index]! ^ (1 << this.int(8));
+          }
           break;
         case 1:
           bytes[Math.min(at, bytes.length - 1)] = this.pick([0, 1, 2, 0x7f, 0x80, 0xff, this.int(256)]);
