@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGate } from './app.js';
 import { loadConfig } from './config.js';
+import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER, writeDemoMintSigner } from './localnet/demo-mint.js';
 import { demoWallet } from './localnet/fixture.js';
 import { startLocalnet } from './localnet/server.js';
 import { createLogger } from './log.js';
@@ -43,6 +44,8 @@ async function dev(): Promise<void> {
   // A Solana keypair file of the demo wallet, so the CLI line below works as printed.
   const keypairFile = join(tmpdir(), 'x404-demo-clean.json');
   writeFileSync(keypairFile, JSON.stringify([...clean.secretKey]));
+  // The demo launch's co-signing key (mint authority of its mints), for a mint configuration's `signer`.
+  const mintSignerFile = writeDemoMintSigner();
 
   const lines = [
     '',
@@ -61,6 +64,8 @@ async function dev(): Promise<void> {
     `  POLICIES_FILE=${policiesFile} SOLANA_RPC_URL=${localnet.url} node dist/src/cli/x404.js check --rule launch --wallet ${clean.publicKey}`,
     '',
     'Demo wallets (keypairs: demoWallet(name) in src/localnet/fixture.ts): clean, banned-holder, whale, tier-gold, lock-steady, active, old, debtor-save, …',
+    `Demo launch mints (src/localnet/demo-mint.ts): genesis ${DEMO_LAUNCH_MINTS.genesis.address} (SPL Token), genesis-t22 ${DEMO_LAUNCH_MINTS['genesis-t22'].address} (Token-2022);`,
+    `  their mint authority ${DEMO_MINT_SIGNER.publicKey} is the demo co-signing key in ${mintSignerFile}.`,
     'Ctrl-C stops both.',
     '',
   ];

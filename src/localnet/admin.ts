@@ -8,28 +8,37 @@
  *   POST /__localnet/provider       {latencyMs?, requestsPerSecond?} → the provider simulation now set
  *                                   (provider.ts: latency of every answer, 429 above the rate; 0 = off)
  *   POST /__localnet/token-account  {owner, mint, amount:string, program, address?} → {address}
- *   POST /__localnet/mint           {address?, decimals, program} → {address}
+ *   POST /__localnet/mint           {address?, decimals, program, mintAuthority?, supply?} → {address}
  *   POST /__localnet/lamports       {address, lamports} → {ok:true}
  *   POST /__localnet/sol-transfer   {from, to, lamports, daysAgo} → {signature}: a successful SOL
  *                                   transfer in both histories, `daysAgo` days before the state's now
+ *   POST /__localnet/blocks         {advance?, blockMs?} → {blockHeight, slot, blockMs, blockhash,
+ *                                   lastValidBlockHeight, transactions: {landed, dropped, pending}}:
+ *                                   produce `advance` blocks now, set the clock (0 stops it); {} reads
  *
  * Admin calls are never counted in the stats and never hit by faults.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultInjector, FaultSpec } from './faults.js';
+import type { BlockClock } from './blocks.js';
 import type { ProviderSimulation } from './provider.js';
 import { solTransfer } from './recipes.js';
 import type { ChainState, TokenProgramName } from './state.js';
 import type { Counters } from './stats.js';
+import type { TransactionRpc } from './transaction-rpc.js';
 
 export const ADMIN_PREFIX = '/__localnet/';
 const MAX_ADMIN_BODY_BYTES = 1_000_000;
+/** Blocks one admin call may produce: far past any blockhash's life. */
+const MAX_ADVANCE = 1_000_000;
 
 interface AdminContext {
   state: ChainState;
   faults: FaultInjector;
   counters: Counters;
   provider: ProviderSimulation;
+  blocks: BlockClock;
+  transactions: TransactionRpc;
 }
 
 class BadRequest extends Error {}
@@ -117,7 +126,13 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx
         if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 255) {
           throw new BadRequest('decimals must be an integer 0..255');
         }
-        const address = ctx.state.addMint({ address: optionalString(body, 'address'), decimals, program: programField(body) });
+        const address = ctx.state.addMint({
+          address: optionalString(body, 'address'),
+          decimals,
+          program: programField(body),
+          mintAuthority: optionalString(body, 'mintAuthority') ?? null,
+          ...(body.supply === undefined ? {} : { supply: amountField(body, 'supply') }),
+        });
         return reply(res, 200, { address });
       }
       case 'lamports':
@@ -129,6 +144,15 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx
         const lamports = Number(amountField(body, 'lamports'));
         const signature = solTransfer(ctx.state, { from: stringField(body, 'from'), to: stringField(body, 'to'), lamports, daysAgo, fromBefore: lamports + 1_000_000_000 });
         return reply(res, 200, { signature });
+      }
+      case 'blocks': {
+        const { advance, blockMs } = body;
+        if (advance !== undefined && !(typeof advance === 'number' && Number.isInteger(advance) && advance >= 0 && advance <= MAX_ADVANCE)) {
+          throw new BadRequest(`advance must be an integer 0..${MAX_ADVANCE}`);
+        }
+        if (blockMs !== undefined) ctx.blocks.setRate(blockMs as number);
+        if (advance !== undefined) ctx.blocks.advance(advance);
+        return reply(res, 200, { ...ctx.blocks.info(), transactions: ctx.transactions.counts() });
       }
       default:
         return reply(res, 404, { error: `no admin route ${route}` });

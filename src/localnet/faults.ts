@@ -3,7 +3,16 @@
  * RPC node misbehaves. Settable in-process (`handle.faults.set`) and over HTTP
  * (`POST /__localnet/fault`) so out-of-process users can use it too.
  */
-export type FaultMode = 'none' | 'http500' | 'http429' | 'timeout' | 'malformed' | 'rpc-error' | 'unhealthy';
+export type FaultMode = 'none' | 'http500' | 'http429' | 'timeout' | 'malformed' | 'rpc-error' | 'unhealthy' | TransactionFaultMode;
+
+/**
+ * Faults of transaction delivery (transaction-rpc.ts), each on its own method unless `methods` says
+ * otherwise: `tx-dropped` — sendTransaction answers the signature but the transaction never lands,
+ * so its blockhash expires; `tx-delayed` — it lands `blocks` blocks later (default 10), status null
+ * until then; `simulate-failure` — simulateTransaction (and sendTransaction's preflight, when
+ * `methods` names sendTransaction) reports `err` (default {"InstructionError":[0,{"Custom":1}]}).
+ */
+export type TransactionFaultMode = 'tx-dropped' | 'tx-delayed' | 'simulate-failure';
 
 /** How a `malformed` reply is broken: cut-off JSON, or valid JSON-RPC whose result lacks `value`. */
 export type MalformedVariant = 'truncated' | 'no-value';
@@ -15,9 +24,18 @@ export interface FaultSpec {
   /** Only the next N matching HTTP requests are affected, then back to normal. */
   count?: number;
   variant?: MalformedVariant;
+  /** tx-delayed: blocks between sendTransaction and landing. */
+  blocks?: number;
+  /** simulate-failure: the transaction error reported, as the node writes it. */
+  err?: unknown;
 }
 
-const MODES: ReadonlySet<string> = new Set(['none', 'http500', 'http429', 'timeout', 'malformed', 'rpc-error', 'unhealthy']);
+const MODES: ReadonlySet<string> = new Set(['none', 'http500', 'http429', 'timeout', 'malformed', 'rpc-error', 'unhealthy', 'tx-dropped', 'tx-delayed', 'simulate-failure']);
+const TRANSACTION_FAULT_METHODS: Record<TransactionFaultMode, string[]> = {
+  'tx-dropped': ['sendTransaction'],
+  'tx-delayed': ['sendTransaction'],
+  'simulate-failure': ['simulateTransaction'],
+};
 
 export class FaultInjector {
   private spec: FaultSpec = { mode: 'none' };
@@ -31,7 +49,9 @@ export class FaultInjector {
     if (spec.methods !== undefined && !(Array.isArray(spec.methods) && spec.methods.every((m) => typeof m === 'string'))) {
       throw new Error('fault methods must be an array of strings');
     }
-    this.spec = { ...spec };
+    if (spec.blocks !== undefined && !(Number.isInteger(spec.blocks) && spec.blocks >= 0)) throw new Error('fault blocks must be a non-negative integer');
+    const implied = TRANSACTION_FAULT_METHODS[spec.mode as TransactionFaultMode];
+    this.spec = implied && spec.methods === undefined ? { ...spec, methods: implied } : { ...spec };
     this.remaining = spec.count ?? Infinity;
   }
 
@@ -56,7 +76,7 @@ export class FaultInjector {
     return spec;
   }
 
-  /** Whether a fault that applies per call (rpc-error, unhealthy) hits this batch member. */
+  /** Whether a fault that applies per call (rpc-error, unhealthy, the transaction faults) hits this batch member. */
   static hits(spec: FaultSpec, method: string): boolean {
     return !spec.methods || spec.methods.includes(method);
   }

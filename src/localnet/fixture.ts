@@ -14,6 +14,10 @@
  * | tier        | token      | 6        | tier: bronze ≥ 100, silver ≥ 1,000, gold ≥ 10,000 tokens |
  * | lock        | token      | 6        | timelock: hold ≥ 1,000 tokens for N days                 |
  *
+ * LAUNCH MINTS (demo-mint.ts, DEMO_LAUNCH_MINTS): `genesis` (SPL Token) and `genesis-t22`
+ * (Token-2022), decimals 0, supply 0, mint authority DEMO_MINT_SIGNER (the gate's demo co-signing
+ * key; `npm run dev` writes its keypair to DEMO_MINT_SIGNER_FILE): a MintTo lands only co-signed.
+ *
  * WALLETS (demoWallet(name): keypair; SOL in a system account unless said otherwise)
  * | name            | holds / history                                                                  | for            |
  * |-----------------|----------------------------------------------------------------------------------|----------------|
@@ -70,6 +74,7 @@ import { Keypair } from '@solana/web3.js';
 import { immutableOwnerExtension, transferFeeAmountExtension, transferFeeConfigExtension } from './layouts.js';
 import type { TokenProgramName } from './programs.js';
 import { buildCollections } from './collections/fixture.js';
+import { addDemoLaunchMints } from './demo-mint.js';
 import { customError, jupiterSwap, metaplexCall, solTransfer, stakeDelegation, tokenTransfer } from './recipes.js';
 import { ChainState, labelAddress } from './state.js';
 
@@ -194,6 +199,8 @@ export function buildDemoState(options: DemoStateOptions = {}): ChainState {
     });
   }
 
+  addDemoLaunchMints(state);
+
   // Wallet SOL balances (every catalogue wallet except `empty` exists as a system account).
   const lamports: Partial<Record<DemoWalletName, number>> = { whale: 10_000 * SOL, active: 80 * SOL, old: 30 * SOL, quiet: 2 * SOL };
   for (const name of Object.keys(DEMO_WALLETS) as DemoWalletName[]) {
@@ -221,7 +228,14 @@ export function buildDemoState(options: DemoStateOptions = {}): ChainState {
   });
   hold('portfolio', 'usdc', 500);
   hold('portfolio', 'bonk', 2_000_000);
-  hold('portfolio', 't22', 10);
+  // A token account of a transfer-fee mint carries TransferFeeAmount, as the ATA program creates it (the real program refuses transfers otherwise).
+  state.addTokenAccount({
+    owner: w('portfolio'),
+    mint: mint('t22'),
+    amount: units(10, 6),
+    program: 'token2022',
+    extensions: [immutableOwnerExtension(), transferFeeAmountExtension(0n)],
+  });
 
   // tier
   hold('tier-bronze', 'tier', 150);

@@ -1,10 +1,12 @@
 /**
  * `npm run localnet`: the local Solana chain with the demo fixture. PORT (default 8899) and HOST
- * (default 127.0.0.1) choose where it listens; RPC_LATENCY_MS and RPC_REQUESTS_PER_SECOND simulate a
+ * (default 127.0.0.1) choose where it listens; LOCALNET_BLOCK_MS how often it produces a block
+ * (default 400, 0: only on POST /__localnet/blocks); RPC_LATENCY_MS and RPC_REQUESTS_PER_SECOND simulate a
  * hosted provider's round trip and rate limit (provider.ts). Prints the URL and the demo catalogue.
  */
 import { DEMO_MINTS, DEMO_WALLETS, demoMint, demoWallet, type DemoMintName, type DemoWalletName } from './fixture.js';
 import { DEMO_COLLECTIONS } from './collections/fixture.js';
+import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from './demo-mint.js';
 import { providerSettingsFromEnv } from './provider.js';
 import { startLocalnet } from './server.js';
 
@@ -15,8 +17,17 @@ function readPort(): number {
   return port;
 }
 
-const handle = await startLocalnet({ port: readPort(), host: process.env.HOST ?? '127.0.0.1', provider: providerSettingsFromEnv(process.env) });
+function readBlockMs(): number | undefined {
+  const raw = process.env.LOCALNET_BLOCK_MS;
+  if (raw === undefined) return undefined;
+  const blockMs = Number(raw);
+  if (!Number.isInteger(blockMs) || blockMs < 0) throw new Error(`LOCALNET_BLOCK_MS must be a whole number of milliseconds (0 stops the clock), got ${raw}`);
+  return blockMs;
+}
+
+const handle = await startLocalnet({ port: readPort(), host: process.env.HOST ?? '127.0.0.1', provider: providerSettingsFromEnv(process.env), blockMs: readBlockMs() });
 const lines = [`localnet: Solana JSON-RPC on ${handle.url} (admin routes under ${handle.url}/__localnet/)`];
+lines.push(handle.blocks.blockMs > 0 ? `blocks: one every ${handle.blocks.blockMs} ms (a blockhash lives 150 blocks)` : 'blocks: clock stopped (POST /__localnet/blocks {"advance": n})');
 const { latencyMs, requestsPerSecond } = handle.provider.current();
 if (latencyMs > 0 || requestsPerSecond > 0) {
   lines.push(`provider simulation: ${latencyMs} ms per answer, ${requestsPerSecond === 0 ? 'no rate limit' : `HTTP 429 above ${requestsPerSecond} requests/s`}`);
@@ -25,6 +36,9 @@ lines.push('', 'mints:');
 for (const name of Object.keys(DEMO_MINTS) as DemoMintName[]) {
   const spec = DEMO_MINTS[name];
   lines.push(`  ${name.padEnd(12)} ${demoMint(name).padEnd(44)} ${spec.program.padEnd(9)} ${spec.decimals}  ${spec.purpose}`);
+}
+for (const [name, mint] of Object.entries(DEMO_LAUNCH_MINTS)) {
+  lines.push(`  ${name.padEnd(12)} ${mint.address.padEnd(44)} ${mint.program.padEnd(9)} ${mint.decimals}  demo launch: mint authority ${DEMO_MINT_SIGNER.publicKey} (demo-mint.ts)`);
 }
 lines.push('', 'wallets (secret keys: demoWallet(name) in src/localnet/fixture.ts):');
 for (const name of Object.keys(DEMO_WALLETS) as DemoWalletName[]) {

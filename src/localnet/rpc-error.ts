@@ -3,8 +3,11 @@ export const RPC_PARSE_ERROR = -32700;
 export const RPC_INVALID_REQUEST = -32600;
 export const RPC_METHOD_NOT_FOUND = -32601;
 export const RPC_INVALID_PARAMS = -32602;
+export const RPC_SEND_TRANSACTION_PREFLIGHT_FAILURE = -32002;
+export const RPC_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE = -32003;
 export const RPC_NODE_UNHEALTHY = -32005;
 export const RPC_UNSUPPORTED_TRANSACTION_VERSION = -32015;
+export const RPC_MIN_CONTEXT_SLOT_NOT_REACHED = -32016;
 
 export class RpcError extends Error {
   constructor(

@@ -25,11 +25,11 @@ const MAX_MEMCMP_BYTES = 128;
 
 type Handler = (state: ChainState, params: unknown[]) => string;
 
-function context(state: ChainState, valueJson: string): string {
+export function context(state: ChainState, valueJson: string): string {
   return `{"context":{"apiVersion":"${API_VERSION}","slot":${state.slot}},"value":${valueJson}}`;
 }
 
-function configAt(params: unknown[], index: number): Record<string, unknown> {
+export function configAt(params: unknown[], index: number): Record<string, unknown> {
   const config = params[index];
   if (config === undefined || config === null) return {};
   if (typeof config !== 'object' || Array.isArray(config)) {
@@ -57,7 +57,7 @@ function pubkeyParam(value: unknown): string {
   return value;
 }
 
-function signatureParam(value: unknown): string {
+export function signatureParam(value: unknown): string {
   if (typeof value === 'string') {
     try {
       if (bs58.decode(value).length === 64) return value;
@@ -68,7 +68,7 @@ function signatureParam(value: unknown): string {
   throw new RpcError(RPC_INVALID_PARAMS, 'Invalid param: Invalid');
 }
 
-function mintDecimalsLookup(state: ChainState): (mint: string) => number | null {
+export function mintDecimalsLookup(state: ChainState): (mint: string) => number | null {
   return (mint) => {
     const account = state.getAccount(mint);
     if (!account || !isTokenProgram(account.owner)) return null;
@@ -230,7 +230,7 @@ const getSignaturesForAddress: Handler = (state, params) => {
       blockTime: tx.blockTime,
       confirmationStatus: 'finalized',
       err: tx.err,
-      memo: formatMemo(tx.memo),
+      memo: tx.formattedMemo ?? formatMemo(tx.memo),
       signature: tx.signature,
       slot: tx.slot,
     })),

@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { handleAdmin, ADMIN_PREFIX } from './admin.js';
+import { BlockClock, DEFAULT_BLOCK_MS } from './blocks.js';
 import { CallLog, summarizeAnswer, type RecordedCall } from './call-log.js';
 import { FaultInjector, type FaultSpec } from './faults.js';
 import { ProviderSimulation, type ProviderSettings } from './provider.js';
@@ -16,6 +17,8 @@ import { callMethod } from './rpc.js';
 import { RpcError, RPC_INVALID_REQUEST, RPC_NODE_UNHEALTHY, RPC_PARSE_ERROR } from './rpc-error.js';
 import type { ChainState } from './state.js';
 import { Counters, type CounterSnapshot } from './stats.js';
+import { TransactionExecutor } from './executor.js';
+import { TransactionRpc } from './transaction-rpc.js';
 
 export interface LocalnetHandle {
   url: string; // http://127.0.0.1:PORT
@@ -24,6 +27,10 @@ export interface LocalnetHandle {
   faults: FaultInjector;
   /** Simulated provider latency and request-rate limit (provider.ts). */
   provider: ProviderSimulation;
+  /** Block height, slot and recent blockhashes, advancing on a clock (blocks.ts). */
+  blocks: BlockClock;
+  /** sendTransaction, simulateTransaction and the other transaction methods (transaction-rpc.ts). */
+  transactions: TransactionRpc;
   /** Calls counted per method, batch members counted individually. Admin routes are not counted. */
   stats(): CounterSnapshot;
   resetStats(): void;
@@ -43,6 +50,8 @@ export interface LocalnetOptions {
   recordCalls?: number;
   /** Latency and rate limit of a hosted provider (provider.ts); default none. */
   provider?: Partial<ProviderSettings>;
+  /** One block every this many milliseconds (blocks.ts); default 400, 0 stops the clock. */
+  blockMs?: number;
 }
 
 /** The validator's JSON-RPC body limit. */
@@ -106,8 +115,8 @@ function parseRequest(raw: unknown): RpcRequest | RpcError {
   return { id: request.id ?? null, method: request.method, params: request.params };
 }
 
-/** Runs one parsed member of a request, applying a per-call fault (rpc-error, unhealthy) if it hits. */
-function answer(state: ChainState, request: RpcRequest | RpcError, fault: FaultSpec | null): string {
+/** Runs one parsed member of a request, applying a per-call fault (rpc-error, unhealthy, transaction faults) if it hits. */
+function answer(state: ChainState, transactions: TransactionRpc, request: RpcRequest | RpcError, fault: FaultSpec | null): string {
   if (request instanceof RpcError) return errorJson(null, request.toJson());
   if (fault && FaultInjector.hits(fault, request.method)) {
     if (fault.mode === 'rpc-error') {
@@ -122,7 +131,10 @@ function answer(state: ChainState, request: RpcRequest | RpcError, fault: FaultS
     }
   }
   try {
-    const result = callMethod(state, request.method, request.params);
+    // Reads never reach the transaction methods (nor load LiteSVM).
+    const result = transactions.handles(request.method)
+      ? transactions.call(request.method, request.params, fault && FaultInjector.hits(fault, request.method) ? fault : null)
+      : callMethod(state, request.method, request.params);
     if (fault?.mode === 'malformed' && fault.variant === 'no-value') return withoutValue(request.id, result);
     return `{"jsonrpc":"2.0","result":${result},"id":${JSON.stringify(request.id)}}`;
   } catch (error) {
@@ -146,6 +158,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const counters = new Counters();
   const provider = new ProviderSimulation(options.provider);
   const callLog = options.recordCalls ? new CallLog(options.recordCalls) : undefined;
+  const blocks = new BlockClock(state, options.blockMs ?? DEFAULT_BLOCK_MS);
+  const transactions = new TransactionRpc(state, blocks, new TransactionExecutor(state, () => blocks.blockTime()));
   /** Responses held open by the `timeout` fault, ended on close. */
   const held = new Set<ServerResponse>();
 
@@ -201,7 +215,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         res.on('close', () => held.delete(res));
         return;
     }
-    const answers = members.map((member) => answer(state, member, fault));
+    const answers = members.map((member) => answer(state, transactions, member, fault));
     record((member, index) => (fault?.mode === 'malformed' ? 'a malformed reply (fault)' : summarizeAnswer(member.method, answers[index]!)));
     let reply = isBatch ? `[${answers.join(',')}]` : answers[0]!;
     if (fault?.mode === 'malformed' && fault.variant !== 'no-value') reply = reply.slice(0, Math.max(1, Math.floor(reply.length / 2)));
@@ -211,7 +225,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const work = url.startsWith(ADMIN_PREFIX)
-      ? handleAdmin(req, res, { state, faults, counters, provider })
+      ? handleAdmin(req, res, { state, faults, counters, provider, blocks, transactions })
       : req.method === 'GET' && url === '/health'
         ? Promise.resolve(res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'))
         : req.method === 'POST'
@@ -250,11 +264,14 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     state,
     faults,
     provider,
+    blocks,
+    transactions,
     stats: () => counters.snapshot(),
     resetStats: () => counters.reset(),
     calls: (since = 0) => callLog?.since(since) ?? { last: 0, calls: [] },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        blocks.stop();
         for (const res of held) res.destroy();
         held.clear();
         server.close((error) => (error ? reject(error) : resolve()));

@@ -376,14 +376,30 @@ export class ChainState {
       },
       (address) => Number(this.accounts.get(address)?.lamports ?? 0n),
     );
-    this.transactions.set(signature, stored);
+    this.index(stored);
+    return signature;
+  }
+
+  /**
+   * Records a transaction the local chain executed (executor.ts), already in its stored form;
+   * `build` receives its insertion sequence. Throws on a signature already recorded.
+   */
+  recordTransaction(build: (sequence: number) => StoredTransaction): StoredTransaction {
+    this.transactionCounter += 1;
+    const stored = build(this.transactionCounter);
+    if (this.transactions.has(stored.signature)) throw new Error(`duplicate signature ${stored.signature}`);
+    this.index(stored);
+    return stored;
+  }
+
+  private index(stored: StoredTransaction): void {
+    this.transactions.set(stored.signature, stored);
     for (const address of new Set(stored.addresses)) {
       let list = this.history.get(address);
       if (!list) this.history.set(address, (list = []));
       list.push(stored);
       this.unsortedHistories.add(address);
     }
-    return signature;
   }
 
   getTransaction(signature: string): StoredTransaction | undefined {

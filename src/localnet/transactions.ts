@@ -59,6 +59,8 @@ export interface StoredTransaction {
   blockTime: number | null;
   err: unknown;
   memo: string | null;
+  /** getSignaturesForAddress's `memo` as the node formats it, when `memo` alone cannot say it (several memo instructions). */
+  formattedMemo?: string;
   version: 'legacy' | 0;
   /** Every address the transaction touches (static and loaded): getSignaturesForAddress indexes these. */
   addresses: string[];
