@@ -181,7 +181,7 @@ describe('POST /x404_mint/<name>', () => {
     expect(expired.body.error).toBe('BLOCKHASH_EXPIRED');
 
     const forged = await genesisMint(wallet);
-    forged[1 + 5] ^= 0xff;
+    forged[1 + 5] = forged[1 + 5]! ^ 0xff;
     const refused = await postMint(launch.gateUrl, 'genesis', forged);
     expect(refused.status).toBe(401);
     expect(refused.body.error).toBe('INVALID_SIGNATURE');
@@ -263,7 +263,10 @@ describe('POST /x404_mint/<name>', () => {
         // Instruction-level: the template with one instruction's data or accounts changed, re-signed by the wallet.
         const instructions: TransactionInstruction[] = valid.instructions.map((instruction) => ({ ...instruction, keys: instruction.keys.map((key) => ({ ...key })), data: Buffer.from(instruction.data) }) as TransactionInstruction);
         const target = instructions[fuzz.int(instructions.length)]!;
-        if (fuzz.chance(0.5) && target.data.length > 0) target.data[fuzz.int(target.data.length)] ^= 1 + fuzz.int(255);
+        if (fuzz.chance(0.5) && target.data.length > 0) {
+          const at = fuzz.int(target.data.length);
+          target.data[at] = target.data[at]! ^ (1 + fuzz.int(255));
+        }
         else if (target.keys.length > 0) target.keys[fuzz.int(target.keys.length)]!.pubkey = fuzz.pick([Keypair.generate().publicKey, gate(), wallet.publicKey, genesis()]);
         try {
           bytes = signWith(instructions, wallet.publicKey, blockhash, [wallet], 'legacy');
