@@ -144,7 +144,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
 
   const openApi = (): string =>
     JSON.stringify(
-      buildOpenApiDocument({ policyNames: deps.policies?.names, policyMode: config.policyMode, jwtAlg: config.jwtAlg, cookieName: config.cookieName, rules: deps.policies?.rules }),
+      buildOpenApiDocument({ policyNames: deps.policies?.names, policyMode: config.policyMode, jwtAlg: config.jwtAlg, cookieName: config.cookieName, rules: deps.policies?.rules, mintNames: [...(deps.policies?.mints.keys() ?? [])].sort() }),
     );
   let openApiJson = openApi();
   logger.info({ ...keySummary(tokens), ...policySummary(policies) }, 'tokens and policies loaded');

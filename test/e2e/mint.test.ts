@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoWallet } from '../../src/localnet/fixture.js';
 import { eventually } from '../helpers/launch.js';
 import { associatedTokenAccount, buildTokenMint, createAtaIdempotent, mintTo, signWith, TOKEN_2022_PROGRAM, tokenMintInstructions } from '../helpers/mint.js';
-import { fundedWallet, getMint, latestBlockhash, onChainSupply, postMint, startMintLaunch, waitConfirmed, type MintLaunch } from '../helpers/mint-gate.js';
+import { documentCheck, type DocumentCheck } from '../helpers/openapi-conformance.js';
+import { fundedWallet, getMint as getMintReply, latestBlockhash, onChainSupply, postMint as postMintReply, startMintLaunch, waitConfirmed, type MintLaunch, type MintReply } from '../helpers/mint-gate.js';
 import { prng, Seeded } from '../helpers/seeded.js';
 import { localnetAdmin, rpcCall } from '../helpers/token-transactions.js';
 
@@ -13,7 +14,15 @@ import { localnetAdmin, rpcCall } from '../helpers/token-transactions.js';
  * the rule, refuses everything else with nothing reserved, and a mint that skips it fails on-chain.
  */
 let launch: MintLaunch;
+let openapi: DocumentCheck;
 const HOUR = 3_600_000;
+/** Every answer of the mint routes is checked against the OpenAPI document the gate serves. */
+const conforming = (method: 'get' | 'post') => (reply: MintReply): MintReply => {
+  openapi.conforms('/x404_mint/{name}', method, reply);
+  return reply;
+};
+const postMint = (...args: Parameters<typeof postMintReply>): Promise<MintReply> => postMintReply(...args).then(conforming('post'));
+const getMint = (...args: Parameters<typeof getMintReply>): Promise<MintReply> => getMintReply(...args).then(conforming('get'));
 
 beforeAll(async () => {
   launch = await startMintLaunch({
@@ -26,6 +35,9 @@ beforeAll(async () => {
       over: { rule: 'launch', signer: 'signer.json', program: 'spl-token', mint: m.over!.toBase58(), amount: '1', end: new Date(Date.now() - HOUR).toISOString() },
     }),
   });
+  const served = (await (await fetch(`${launch.gateUrl}/openapi.json`)).json()) as any;
+  expect(served.paths['/x404_mint/{name}'].parameters[0].schema.enum).toEqual(['genesis', 'later', 'over', 't22', 'tiny']);
+  openapi = documentCheck(served);
 });
 afterAll(async () => {
   await launch?.stop();

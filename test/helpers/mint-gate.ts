@@ -92,6 +92,7 @@ export async function fundedWallet(localnetUrl: string, wallet = Keypair.generat
 export interface MintReply {
   status: number;
   body: Record<string, any>;
+  headers: Headers;
 }
 
 export async function postMint(gateUrl: string, name: string, transaction: Uint8Array | string, headers: Record<string, string> = {}): Promise<MintReply> {
@@ -104,12 +105,12 @@ export async function postMint(gateUrl: string, name: string, transaction: Uint8
   } catch {
     parsed = { raw: text };
   }
-  return { status: res.status, body: parsed };
+  return { status: res.status, body: parsed, headers: res.headers };
 }
 
 export async function getMint(gateUrl: string, name: string): Promise<MintReply> {
   const res = await fetch(`${gateUrl}/x404_mint/${name}`);
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as Record<string, any>, headers: res.headers };
 }
 
 /** The mint's supply on-chain (u64 at 36 of the mint account). */
