@@ -24,4 +24,7 @@ export const REDACT_PATHS: readonly string[] = [
   '*.secret',
   'secretKey',
   '*.secretKey',
+  // A mint's co-signing key (src/mint): a KeyObject prints as {}, but never let it near a log line.
+  'privateKey',
+  '*.privateKey',
 ];
