@@ -1,6 +1,7 @@
 import { AddressLookupTableAccount, Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoWallet } from '../../src/localnet/fixture.js';
+import { startGate } from '../helpers/gate.js';
 import { eventually } from '../helpers/launch.js';
 import { associatedTokenAccount, buildTokenMint, createAtaIdempotent, mintTo, signWith, TOKEN_2022_PROGRAM, tokenMintInstructions } from '../helpers/mint.js';
 import { documentCheck, type DocumentCheck } from '../helpers/openapi-conformance.js';
@@ -305,6 +306,45 @@ describe('POST /x404_mint/<name>', () => {
     }
     expect(statuses.get(400)).toBeGreaterThan(0);
     expect(cosigned).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('a chain or a store that cannot be read: 503, never a co-signature, nothing reserved', () => {
+  const faults: [string, Record<string, unknown>][] = [
+    ['the blockhash check', { mode: 'http500', methods: ['isBlockhashValid'], count: 20 }],
+    ['the rule\'s reads', { mode: 'malformed', methods: ['getMultipleAccounts'], count: 20 }],
+    ['the simulation (the reservation is released)', { mode: 'http500', methods: ['simulateTransaction'], count: 20 }],
+  ];
+  for (const [what, fault] of faults) {
+    it(`when ${what} fails`, async () => {
+      await settled();
+      const wallet = await fundedWallet(launch.localnet.url);
+      const bytes = await genesisMint(wallet);
+      await localnetAdmin(launch.localnet.url, 'fault', fault);
+      try {
+        const reply = await postMint(launch.gateUrl, 'genesis', bytes);
+        expect(reply.status, JSON.stringify(reply.body)).toBe(503);
+        expect(reply.body.error).toBe('UPSTREAM_UNAVAILABLE');
+        expect(reply.body.transaction).toBeUndefined();
+      } finally {
+        await localnetAdmin(launch.localnet.url, 'fault', { mode: 'none' });
+      }
+      expect(await reserved()).toBe(0);
+      expect(await ataBalance(wallet.publicKey, genesis())).toBe(0n);
+    });
+  }
+
+  it('when Redis cannot be reached', async () => {
+    const gate = await startGate({ rpcUrl: launch.localnet.url, env: { POLICIES_FILE: launch.policiesFile, REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const wallet = await fundedWallet(launch.localnet.url);
+      const reply = await postMintReply(gate.url, 'genesis', await genesisMint(wallet));
+      expect(reply.status).toBe(503);
+      expect(reply.body.error).toBe('UPSTREAM_UNAVAILABLE');
+      expect((await getMintReply(gate.url, 'genesis')).status).toBe(503);
+    } finally {
+      await gate.stop('SIGKILL');
+    }
   });
 });
 
