@@ -69,7 +69,7 @@ const guardSet = (signer = gate.publicKey) => ({
   solPayment: some({ lamports: sol(1), destination: umiKey(treasury.toBase58()) }),
   thirdPartySigner: some({ signerKey: umiKey(signer.toBase58()) }),
 });
-const account = (program: CandyProgram, data: Uint8Array, owner = program === 'candy-guard' ? PROGRAM_IDS.candyGuard : PROGRAM_IDS.coreCandyGuard): AccountInfo => ({ owner, lamports: 1, executable: false, data: Buffer.from(data) });
+const account = (program: CandyProgram, data: Uint8Array, owner: string = program === 'candy-guard' ? PROGRAM_IDS.candyGuard : PROGRAM_IDS.coreCandyGuard): AccountInfo => ({ owner, lamports: 1, executable: false, data: Buffer.from(data) });
 
 async function answer(work: Promise<unknown>): Promise<{ status: number; code?: string; reason?: unknown; body?: Record<string, unknown> }> {
   try {
