@@ -83,8 +83,9 @@ export function createMintChain(config: Config, options: { fetch?: FetchLike; ob
     simulate: (transaction, deadlineMs) =>
       calls.call(
         'simulateTransaction',
-        // Every signature checked (the gate's and the wallet's), against the blockhash as sent.
-        [transaction, { encoding: 'base64', sigVerify: true, replaceRecentBlockhash: false, commitment: 'processed' }],
+        // Before the gate signs: signatures are not checked here (the gate verified every one but
+        // its own), so no RPC node ever holds a co-signed transaction the gate did not decide to send.
+        [transaction, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: false, commitment: 'processed' }],
         (result) => {
           const value = contextValue(result, 'simulateTransaction');
           if (!isObject(value) || !('err' in value)) throw malformed('simulateTransaction', 'expected {err, logs}');

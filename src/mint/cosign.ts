@@ -34,9 +34,10 @@ import type { MintConfig } from './types.js';
  *     guard does not name this gate's key);
  *  6. the mint's rule for the fee payer, on the chain as it is now (its refusal, or 503);
  *  7. the reservation, atomically (403 MINT_LIMIT_REACHED / SOLD_OUT; 503 without the store);
- *  8. the gate's signature, then simulation with every signature checked (422 SIMULATION_FAILED
- *     with the logs; the reservation is released);
- *  9. sent; 200. The tracker (tracker.ts) turns the reservation into a mint once the signature is
+ *  8. simulation, before the gate signs (every other signature was verified in step 4), so no RPC
+ *     node holds a co-signed transaction the gate did not send (422 SIMULATION_FAILED with the
+ *     logs; the reservation is released);
+ *  9. the gate's signature; sent; 200. The tracker (tracker.ts) turns the reservation into a mint once the signature is
  *     confirmed, or releases it once the blockhash has expired without it.
  */
 export interface MintServiceDependencies {
@@ -143,22 +144,26 @@ export class MintService {
     if (reservation.outcome === 'duplicate') throw new GateError(400, 'INVALID_TRANSACTION', 'This transaction is already being minted', { extra: { reason: 'duplicate_submission' } });
 
     // From here the reservation exists: every way out releases it, or leaves it to the tracker.
+    // Simulated before the gate signs (its slot zero, signatures verified above): a node that
+    // answers "failed" cannot keep a co-signed transaction to land after the release.
     const signatures = tx.signatures.slice();
-    signatures[match.signerIndex] = new Uint8Array(sign(null, tx.messageBytes, mint.signer.privateKey));
-    const signed = Buffer.from(encodeTransaction(signatures, tx.messageBytes)).toString('base64');
+    signatures[match.signerIndex] = new Uint8Array(64);
+    const unsigned = Buffer.from(encodeTransaction(signatures, tx.messageBytes)).toString('base64');
     let simulation;
     try {
-      simulation = await mintChain.simulate(signed, deadline);
+      simulation = await mintChain.simulate(unsigned, deadline);
     } catch (error) {
       await this.releaseQuietly(mint, id);
       throw error;
     }
     if (simulation.err !== null) {
       await this.releaseQuietly(mint, id);
-      throw new GateError(422, 'SIMULATION_FAILED', 'The co-signed transaction fails in simulation; nothing was sent or reserved', {
+      throw new GateError(422, 'SIMULATION_FAILED', 'The transaction fails in simulation; it was not co-signed, sent or reserved', {
         extra: { err: simulation.err as never, logs: simulation.logs },
       });
     }
+    signatures[match.signerIndex] = new Uint8Array(sign(null, tx.messageBytes, mint.signer.privateKey));
+    const signed = Buffer.from(encodeTransaction(signatures, tx.messageBytes)).toString('base64');
     try {
       await mintChain.send(signed, deadline);
     } catch (error) {
@@ -173,11 +178,18 @@ export class MintService {
     };
   }
 
-  /** The fee payer's ed25519 signature over the message, in the verify pool; the token templates' ATA is derived in the same task. */
+  /**
+   * Every signature but the gate's, over the message, in the verify pool: the fee payer's (its proof
+   * of control; the token templates' ATA is derived in the same task) and, for the candy templates,
+   * the new account's. Simulation then runs without signature checks, before the gate signs.
+   */
   private async verifyFeePayer(tx: WireTransaction, mint: MintConfig, match: TemplateMatch, feePayer: string): Promise<void> {
     const seeds = mint.token ? [{ owner: feePayer, mint: mint.token.mint, program: mint.token.program }] : [];
-    const { valid, atas } = await this.deps.signatures.verify(match.feePayer, tx.messageBytes, tx.signatures[0]!, seeds);
+    const { signatures } = this.deps;
+    const others = tx.signatures.flatMap((signature, index) => (index === 0 || index === match.signerIndex ? [] : [signatures.verify(tx.message.accountKeys[index]!, tx.messageBytes, signature)]));
+    const [{ valid, atas }, ...rest] = await Promise.all([signatures.verify(match.feePayer, tx.messageBytes, tx.signatures[0]!, seeds), ...others]);
     if (!valid) throw new GateError(401, 'INVALID_SIGNATURE', 'The fee payer\'s signature does not verify over the transaction\'s message');
+    if (rest.some((other) => !other.valid)) throw new GateError(401, 'INVALID_SIGNATURE', 'A signer\'s signature (other than the fee payer\'s and the gate\'s) does not verify over the transaction\'s message');
     if (mint.token) {
       const ata = atas[0];
       if (ata === undefined) throw new Error('the verify task derived no ATA');

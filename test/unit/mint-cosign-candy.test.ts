@@ -44,8 +44,9 @@ const config = loadConfig({ JWT_SECRET: 'x'.repeat(40), SOLANA_RPC_URL: 'http://
 const policies = loadPolicyFile(join(dir, 'policies.json'), 'open');
 const BLOCKHASH = Keypair.generate().publicKey.toBase58();
 
-function service(guardAccount: (program: CandyProgram) => AccountInfo | null) {
+function service(guardAccount: (program: CandyProgram) => AccountInfo | null, simulationError: unknown = null) {
   const sent: string[] = [];
+  const simulated: string[] = [];
   const chain = {
     withDeadline: () => chain,
     getMultipleAccounts: async (keys: readonly string[]) => keys.map((key) => guardAccount(key === guards['candy-guard'].toBase58() ? 'candy-guard' : 'core-candy-guard')),
@@ -53,7 +54,10 @@ function service(guardAccount: (program: CandyProgram) => AccountInfo | null) {
   const mintChain: MintChain = {
     isBlockhashValid: async () => true,
     latestLastValidBlockHeight: async () => 1234,
-    simulate: async () => ({ err: null, logs: [], unitsConsumed: 1 }),
+    simulate: async (transaction) => {
+      simulated.push(transaction);
+      return { err: simulationError, logs: ['Program log: scripted'], unitsConsumed: 1 };
+    },
     send: async (transaction) => {
       sent.push(transaction);
       return 'sig';
@@ -62,7 +66,14 @@ function service(guardAccount: (program: CandyProgram) => AccountInfo | null) {
     blockhashesValid: async (blockhashes) => blockhashes.map(() => true),
   };
   const mints = new MintService({ config, chain, mintChain, signatures: createSignatureVerifier({ threads: 0, maxBatch: 1 }), store: new MemoryReservationStore(), policies: () => policies, now: Date.now });
-  return { mints, sent };
+  return { mints, sent, simulated };
+}
+
+/** The gate's signature in a wire transaction (base64), or undefined when its slot is zeros. */
+function gateSignature(transaction: string): Buffer | undefined {
+  const tx = Transaction.from(Buffer.from(transaction, 'base64'));
+  const signature = tx.signatures.find((entry) => entry.publicKey.equals(gate.publicKey))?.signature;
+  return signature && signature.some((byte) => byte !== 0) ? signature : undefined;
 }
 
 const guardSet = (signer = gate.publicKey) => ({
@@ -98,6 +109,29 @@ describe('co-signing a candy mint (in-process, the chain scripted)', () => {
       expect(verify(null, tx.serializeMessage(), createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(gate.publicKey.toBytes()).toString('base64url') }, format: 'jwk' }), slot.signature!)).toBe(true);
       expect(tx.verifySignatures()).toBe(true);
       expect((await answer(mints.cosign(program, body(build(program)), new Map()))).code).toBe('MINT_LIMIT_REACHED');
+    });
+
+    it(`${program}: simulates before signing, so a node that answers "failed" never holds the gate's signature`, async () => {
+      const { mints, sent, simulated } = service((p) => account(p, candyGuardAccount(p, guardSet())), { InstructionError: [1, { Custom: 6 }] });
+      expect(await answer(mints.cosign(program, body(build(program)), new Map()))).toMatchObject({ status: 422, code: 'SIMULATION_FAILED' });
+      expect(simulated).toHaveLength(1);
+      expect(gateSignature(simulated[0]!)).toBeUndefined();
+      expect(sent).toHaveLength(0);
+      // Released: the wallet may try again.
+      const ok = service((p) => account(p, candyGuardAccount(p, guardSet())));
+      expect((await answer(ok.mints.cosign(program, body(build(program)), new Map()))).status).toBe(200);
+      expect(gateSignature(ok.simulated[0]!)).toBeUndefined();
+      expect(gateSignature(ok.sent[0]!)).toBeDefined();
+    });
+
+    it(`${program}: refuses a transaction whose new account's signature does not verify`, async () => {
+      const { mints, simulated } = service((p) => account(p, candyGuardAccount(p, guardSet())));
+      const bytes = build(program);
+      const tx = Transaction.from(bytes);
+      const index = tx.signatures.findIndex((entry) => !entry.publicKey.equals(listed.publicKey) && !entry.publicKey.equals(gate.publicKey));
+      bytes[1 + index * 64 + 3] = bytes[1 + index * 64 + 3]! ^ 0x40;
+      expect(await answer(mints.cosign(program, body(bytes), new Map()))).toMatchObject({ status: 401, code: 'INVALID_SIGNATURE' });
+      expect(simulated).toHaveLength(0);
     });
 
     it(`${program}: refuses when the guard does not name the gate, the key sits in another slot, or the account is not a guard`, async () => {
