@@ -15,7 +15,7 @@ it and prints the signature the gate sent.
   --url <gate>        the gate's base URL (default $X404_URL, else ${DEFAULT_URL})
   --name <mint>       the mint's name, as in /x404_mint/<name>
   --keypair <file>    Solana keypair JSON (64 numbers): the wallet that pays and receives
-  --rpc <url>         an RPC endpoint to read a recent blockhash from
+  --rpc <url>         an RPC endpoint to read a recent blockhash from (default $SOLANA_RPC_URL)
   --blockhash <hash>  a recent blockhash instead of --rpc
   --compute-unit-limit <n>  add SetComputeUnitLimit(n)
   --lat <n> --long <n>  your position, when the mint's rule asks for one
@@ -70,7 +70,8 @@ export async function mintCommand(argv: string[]): Promise<number> {
   }
   const missing = (['name', 'keypair'] as const).filter((option) => values[option] === undefined);
   if (missing.length > 0) throw new UsageError(`missing ${missing.map((option) => `--${option}`).join(', ')}`);
-  if (values.rpc === undefined && values.blockhash === undefined) throw new UsageError('a recent blockhash is needed: pass --rpc <url> or --blockhash <hash>');
+  const rpc = values.rpc ?? (values.blockhash === undefined ? process.env.SOLANA_RPC_URL?.split(',')[0]?.trim() || undefined : undefined);
+  if (rpc === undefined && values.blockhash === undefined) throw new UsageError('a recent blockhash is needed: pass --rpc <url> (or set SOLANA_RPC_URL) or --blockhash <hash>');
   const units = values['compute-unit-limit'];
   if (units !== undefined && !/^\d{1,7}$/.test(units)) throw new UsageError('--compute-unit-limit must be a whole number of compute units');
   const secretKey = readKeypairFile(values.keypair as string);
@@ -82,7 +83,7 @@ export async function mintCommand(argv: string[]): Promise<number> {
       name: values.name as string,
       signer: { secretKey },
       ...(values.blockhash === undefined ? {} : { blockhash: values.blockhash }),
-      ...(values.rpc === undefined ? {} : { rpcUrl: values.rpc }),
+      ...(rpc === undefined ? {} : { rpcUrl: rpc }),
       ...(units === undefined ? {} : { computeUnitLimit: Number(units) }),
       ...(values.lat === undefined ? {} : { lat: values.lat }),
       ...(values.long === undefined ? {} : { long: values.long }),

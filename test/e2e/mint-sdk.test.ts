@@ -93,7 +93,8 @@ describe('x404 mint and x404 mint-status', () => {
     expect(signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
     await waitConfirmed(launch.localnet.url, [signature]);
 
-    const second = await x404(['mint', '--url', launch.gateUrl, '--name', 'genesis', '--keypair', file, '--rpc', launch.localnet.url]);
+    // The RPC from the environment, as the gate's own.
+    const second = await x404(['mint', '--url', launch.gateUrl, '--name', 'genesis', '--keypair', file], { env: { SOLANA_RPC_URL: launch.localnet.url } });
     expect(second.code).toBe(1);
     expect(second.stderr).toContain('MINT_LIMIT_REACHED (HTTP 403)');
 
