@@ -1,8 +1,9 @@
-import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
+import { Keypair, PublicKey, SystemProgram, TransactionInstruction, VersionedMessage } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { readSignerSlot, isSignerKey, CandyGuardUnreadable, GUARD_SIZES } from '../../src/mint/candy-guard.js';
 import { checkTemplate, confirmSignerSlot, type TemplateSpec } from '../../src/mint/check.js';
 import { decodeTransaction, TransactionRejected } from '../../src/mint/transaction.js';
+import { prng, Seeded } from '../helpers/seeded.js';
 import { buildCandyMint, candyGuardAccount, clientGuardSizes, some, sol, umiKey, type CandyMintBuild, type CandyProgram } from '../helpers/candy.js';
 
 /**
@@ -141,6 +142,77 @@ describe('mint transactions the clients build', () => {
       const early = checkTemplate(decodeTransaction(s.build({ mintArgs: { thirdPartySigner: gate.publicKey } })), s.spec);
       expect(early.signerSlot).toBe(0);
       expect(rejection(() => confirmSignerSlot(early, 1))).toBe('signer_slot');
+    });
+  }
+});
+
+describe('fuzzing the candy templates', () => {
+  /** An independent reading with web3.js: accepted means the gate's key is read-only, once, in the guard's slot, and the fixed accounts are the configured ones. */
+  function isCandyTemplate(bytes: Uint8Array, s: Setup, slot: number): boolean {
+    let message: VersionedMessage;
+    try {
+      if (bytes[0]! >= 0x80) return false;
+      message = VersionedMessage.deserialize(bytes.subarray(1 + 64 * bytes[0]!));
+    } catch {
+      return false;
+    }
+    if (message.addressTableLookups.length > 0) return false;
+    const keys = message.staticAccountKeys;
+    const gateIndex = keys.findIndex((key) => key.equals(gate.publicKey));
+    if (gateIndex <= 0 || !message.isAccountSigner(gateIndex) || message.isAccountWritable(gateIndex)) return false;
+    if (new Set(keys.map((key) => key.toBase58())).size !== keys.length) return false;
+    const fixed = s.program === 'candy-guard' ? 25 : 13;
+    const guardProgram = new PublicKey(s.program === 'candy-guard' ? 'Guard1JwRhJkVH6XZhzoYxeBVQe872VH6QggF4BWmS9g' : 'CMAGAKJ67e9hRZgfC5SFTbZH8MgEmtqazKXjmkaJjWTJ');
+    let mints = 0;
+    for (const instruction of message.compiledInstructions) {
+      const program = keys[instruction.programIdIndex]!;
+      const positions = instruction.accountKeyIndexes.flatMap((index, position) => (index === gateIndex ? [position] : []));
+      if (program.equals(guardProgram)) {
+        mints++;
+        const at = (i: number) => keys[instruction.accountKeyIndexes[i]!];
+        if (!at(0)?.equals(s.candyGuard) || !at(2)?.equals(s.candyMachine) || instruction.accountKeyIndexes[4] !== 0 || instruction.accountKeyIndexes[5] !== 0) return false;
+        if (positions.length !== 1 || positions[0] !== fixed + slot) return false;
+      } else if (program.toBase58() === 'ComputeBudget111111111111111111111111111111') {
+        if (positions.length > 0) return false;
+      } else {
+        return false;
+      }
+    }
+    return mints === 1;
+  }
+
+  for (const program of PROGRAMS) {
+    it(`${program}: 2,000 byte-level mutations of a client-built mint → refused, or still the template`, () => {
+      const s = setup(program);
+      const valid = s.build();
+      const slot = readSignerSlot(candyGuardAccount(program, signerGuards()), program, undefined).slot;
+      let accepted = 0;
+      for (let i = 0; i < 2000; i++) {
+        const fuzz = new Seeded(prng(2707, i, program.length));
+        const bytes = Array.from(valid);
+        for (let k = 0; k <= fuzz.int(3); k++) {
+          const at = fuzz.int(bytes.length);
+          if (fuzz.chance(0.7)) bytes[at] = fuzz.int(256);
+          else if (fuzz.chance(0.5)) bytes.splice(at, 1 + fuzz.int(8));
+          else bytes.splice(at, 0, ...fuzz.bytes(1 + fuzz.int(8)));
+        }
+        const mutated = Uint8Array.from(bytes);
+        let verdict: string;
+        try {
+          const match = checkTemplate(decodeTransaction(mutated), s.spec);
+          confirmSignerSlot(match, slot);
+          verdict = 'accepted';
+        } catch (error) {
+          if (!(error instanceof TransactionRejected)) throw error;
+          verdict = error.reason;
+        }
+        if (verdict === 'accepted') {
+          accepted++;
+          expect(isCandyTemplate(mutated, s, slot), `case ${i}`).toBe(true);
+        }
+      }
+      // Mutations of signatures, mint arguments and guard accounts keep the template (the programs judge those).
+      expect(accepted).toBeGreaterThan(0);
     });
   }
 });
