@@ -43,6 +43,8 @@ export function summarizeAnswer(method: string, replyJson: string): string {
   }
   if (reply.error) return `error ${String(reply.error.code)}: ${String(reply.error.message)}`;
   const result = reply.result;
+  const transaction = summarizeTransactionAnswer(method, result);
+  if (transaction !== null) return transaction;
   const value = result !== null && typeof result === 'object' && 'value' in result ? (result as { value: unknown }).value : result;
   if (Array.isArray(value)) {
     if (method === 'getMultipleAccounts') return `${value.filter((entry) => entry !== null).length} of ${value.length} accounts exist`;
@@ -50,4 +52,34 @@ export function summarizeAnswer(method: string, replyJson: string): string {
   }
   if (value === null || value === undefined) return method === 'getAccountInfo' || method === 'getTransaction' ? 'not found' : 'no value';
   return typeof value === 'object' ? 'found' : String(value);
+}
+
+/** The transaction methods, in the words a watcher of a co-signed mint needs. */
+function summarizeTransactionAnswer(method: string, result: unknown): string | null {
+  const value = result !== null && typeof result === 'object' && 'value' in result ? (result as { value: unknown }).value : undefined;
+  switch (method) {
+    case 'sendTransaction':
+      return typeof result === 'string' ? `sent: ${result}` : null;
+    case 'simulateTransaction': {
+      const simulation = value as { err?: unknown; unitsConsumed?: number } | undefined;
+      if (!simulation) return null;
+      return simulation.err === null ? `simulated: success, ${simulation.unitsConsumed ?? 0} compute units` : `simulated: failed, ${JSON.stringify(simulation.err)}`;
+    }
+    case 'getLatestBlockhash': {
+      const latest = value as { blockhash?: string; lastValidBlockHeight?: number } | undefined;
+      return latest?.blockhash ? `${latest.blockhash}, valid through block ${latest.lastValidBlockHeight}` : null;
+    }
+    case 'getSignatureStatuses': {
+      if (!Array.isArray(value)) return null;
+      return value
+        .map((status: { confirmationStatus?: string; err?: unknown } | null) =>
+          status === null ? 'unknown' : status.err === null || status.err === undefined ? String(status.confirmationStatus) : `${status.confirmationStatus}, failed ${JSON.stringify(status.err)}`,
+        )
+        .join('; ');
+    }
+    case 'getBlockHeight':
+      return typeof result === 'number' ? `block ${result}` : null;
+    default:
+      return null;
+  }
 }

@@ -36,6 +36,7 @@ const RENT_EPOCH_EXEMPT = 0xffff_ffff_ffff_ffffn;
 export interface AccountSnapshot {
   owner: string;
   lamports: bigint;
+  /** Empty for a program: its bytes (up to megabytes) are never copied out of LiteSVM. */
   data: Buffer;
   executable: boolean;
 }
@@ -72,6 +73,14 @@ export class TransactionExecutor {
   private svm: LiteSvm | null = null;
   /** Addresses whose state account has been copied into LiteSVM (and may need clearing there). */
   private readonly mirrored = new Set<string>();
+  /** A program's part of loadedAccountsDataSize (its account and program data), computed once. */
+  private readonly programSizes = new Map<string, number>();
+  /**
+   * Programs seen, as snapshots without their bytes. LiteSVM's getAccount copies an account whole
+   * (the ATA program's is 105 kB), so a program is read from it once: the local chain never
+   * changes one.
+   */
+  private readonly programs = new Map<string, AccountSnapshot>();
 
   constructor(
     private readonly state: ChainState,
@@ -84,19 +93,14 @@ export class TransactionExecutor {
     return this.svm !== null;
   }
 
-  /** Runs without committing; `sigVerify` as the caller asked. */
+  /** Runs without committing; `sigVerify` as the caller asked (the runtime checks signatures before anything else). */
   simulate(tx: WireTransaction, sigVerify: boolean): Execution {
     return this.run(tx, sigVerify, false);
   }
 
-  /** Runs with signatures verified and commits what the programs wrote to the state. */
+  /** Runs with the runtime's own signature verification and commits what the programs wrote to the state. */
   execute(tx: WireTransaction): Execution {
     return this.run(tx, true, true);
-  }
-
-  /** The runtime's rent-exempt minimum (the same formula as accounts.ts; used to check it). */
-  minimumBalance(size: number): bigint {
-    return this.engine().minimumBalanceForRentExemption(BigInt(size));
   }
 
   private engine(): LiteSvm {
@@ -135,8 +139,10 @@ export class TransactionExecutor {
     const meta = result instanceof module.FailedTransactionMetadata || result instanceof module.SimulatedTransactionInfo ? result.meta() : result;
     let post: (AccountSnapshot | null)[];
     if (commit) {
-      post = accountKeys.map((key) => this.snapshot(key));
-      this.commit(tx, accountKeys, loaded.writable.length);
+      // Only what the transaction may write can have changed.
+      const written = this.writtenAccounts(tx, accountKeys, loaded.writable.length);
+      post = accountKeys.map((key, i) => (written[i] ? this.snapshot(key) : pre[i]!));
+      this.commit(accountKeys, written, post);
     } else if (result instanceof module.SimulatedTransactionInfo) {
       const changed = new Map<string, AccountSnapshot>();
       for (const entry of result.postAccounts()) changed.set(bs58.encode(entry.address), toSnapshot(entry.account()));
@@ -151,7 +157,7 @@ export class TransactionExecutor {
       err: failed ? fromLiteSvmError(result.err()) : null,
       logs: meta.logs(),
       unitsConsumed: Number(meta.computeUnitsConsumed()),
-      loadedAccountsDataSize: this.loadedDataSize(accountKeys),
+      loadedAccountsDataSize: this.loadedDataSize(accountKeys, pre),
       returnData: returned.data().length > 0 ? { programId: bs58.encode(returned.programId()), data: [Buffer.from(returned.data()).toString('base64'), 'base64'] } : null,
       innerInstructions: meta
         .innerInstructions()
@@ -204,46 +210,69 @@ export class TransactionExecutor {
     }
   }
 
-  /** Copies back what the runtime wrote to the writable accounts (not program ids, sysvars or executables, which it never writes). */
-  private commit(tx: WireTransaction, accountKeys: string[], loadedWritable: number): void {
+  /** By account index: writable by the message, and not a program the transaction calls (the runtime demotes those). */
+  private writtenAccounts(tx: WireTransaction, accountKeys: string[], loadedWritable: number): boolean[] {
     const invoked = new Set(tx.instructions.map((ix) => tx.staticKeys[ix.programIdIndex]));
-    accountKeys.forEach((key, index) => {
+    return accountKeys.map((key, index) => {
       const writable = index < tx.staticKeys.length ? isStaticWritable(tx, index) : index < tx.staticKeys.length + loadedWritable;
-      if (!writable || invoked.has(key)) return;
-      const after = this.svm!.getAccount(bs58.decode(key));
-      if (!after || after.lamports() === 0n) {
+      return writable && !invoked.has(key);
+    });
+  }
+
+  /** Copies back what the runtime wrote (never to programs or sysvars, which it does not write). */
+  private commit(accountKeys: string[], written: boolean[], post: (AccountSnapshot | null)[]): void {
+    accountKeys.forEach((key, index) => {
+      if (!written[index]) return;
+      const after = post[index];
+      if (!after) {
         if (this.state.getAccount(key)) this.state.deleteAccount(key);
         this.mirrored.delete(key);
         return;
       }
-      const snapshot = toSnapshot(after);
-      if (snapshot.owner === SYSVAR_OWNER || snapshot.executable) return;
+      if (after.owner === SYSVAR_OWNER || after.executable) return;
       const before = this.state.getAccount(key);
-      if (before && before.lamports === snapshot.lamports && before.owner === snapshot.owner && before.data.equals(snapshot.data)) return;
-      this.state.setAccount(key, { owner: snapshot.owner, lamports: snapshot.lamports, data: snapshot.data });
+      if (before && before.lamports === after.lamports && before.owner === after.owner && before.data.equals(after.data)) return;
+      this.state.setAccount(key, { owner: after.owner, lamports: after.lamports, data: after.data });
       this.mirrored.add(key);
     });
   }
 
   private snapshot(key: string): AccountSnapshot | null {
+    const program = this.programs.get(key);
+    if (program) return program;
     const account = this.svm!.getAccount(bs58.decode(key));
-    return account && account.lamports() > 0n ? toSnapshot(account) : null;
+    if (!account || account.lamports() === 0n) return null;
+    const snapshot = toSnapshot(account);
+    if (snapshot.executable) this.programs.set(key, snapshot);
+    return snapshot;
   }
 
   /** Each loaded account's data plus 64 bytes; an upgradeable program adds its program data account. */
-  private loadedDataSize(accountKeys: string[]): number {
+  private loadedDataSize(accountKeys: string[], pre: (AccountSnapshot | null)[]): number {
     let total = 0;
-    for (const key of new Set(accountKeys)) {
-      const account = this.svm!.getAccount(bs58.decode(key));
-      if (!account) continue;
-      const data = account.data();
-      total += data.length + ACCOUNT_BASE_SIZE;
-      if (account.executable() && bs58.encode(account.owner()) === BPF_LOADER_UPGRADEABLE && data.length >= 36) {
-        const programData = this.svm!.getAccount(data.subarray(4, 36));
-        if (programData) total += programData.data().length + ACCOUNT_BASE_SIZE;
-      }
-    }
+    const seen = new Set<string>();
+    accountKeys.forEach((key, index) => {
+      const account = pre[index];
+      if (!account || seen.has(key)) return;
+      seen.add(key);
+      total += account.executable ? this.programSize(key) : account.data.length + ACCOUNT_BASE_SIZE;
+    });
     return total;
+  }
+
+  private programSize(key: string): number {
+    let size = this.programSizes.get(key);
+    if (size === undefined) {
+      const account = this.svm!.getAccount(bs58.decode(key))!;
+      const data = account.data();
+      size = data.length + ACCOUNT_BASE_SIZE;
+      if (bs58.encode(account.owner()) === BPF_LOADER_UPGRADEABLE && data.length >= 36) {
+        const programData = this.svm!.getAccount(data.subarray(4, 36));
+        if (programData) size += programData.data().length + ACCOUNT_BASE_SIZE;
+      }
+      this.programSizes.set(key, size);
+    }
+    return size;
   }
 
   private toLiteSvm(owner: string, lamports: bigint, data: Buffer): LiteSvmAccount {
@@ -251,8 +280,11 @@ export class TransactionExecutor {
   }
 }
 
+const NO_DATA = Buffer.alloc(0);
+
 function toSnapshot(account: LiteSvmAccount): AccountSnapshot {
-  return { owner: bs58.encode(account.owner()), lamports: account.lamports(), data: Buffer.from(account.data()), executable: account.executable() };
+  const executable = account.executable();
+  return { owner: bs58.encode(account.owner()), lamports: account.lamports(), data: executable ? NO_DATA : Buffer.from(account.data()), executable };
 }
 
 /** The addresses an address lookup table holds, or null when the account is not one. */

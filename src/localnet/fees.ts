@@ -9,7 +9,6 @@
  * Precompile signatures (ed25519 / secp256k1 instructions) are not counted: the local chain does
  * not expect them.
  */
-import bs58 from 'bs58';
 import { COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM } from './programs.js';
 import type { WireTransaction } from './wire-transaction.js';
 
@@ -61,10 +60,4 @@ export function transactionFee(tx: WireTransaction): number {
   const micro = unitPrice * BigInt(unitLimit);
   const priority = (micro + MICRO_LAMPORTS_PER_LAMPORT - 1n) / MICRO_LAMPORTS_PER_LAMPORT;
   return tx.header.numRequiredSignatures * LAMPORTS_PER_SIGNATURE + Number(priority);
-}
-
-/** For tests and logs: the program a top-level instruction calls. */
-export function programOf(tx: WireTransaction, index: number): string {
-  const ix = tx.instructions[index];
-  return ix ? (tx.staticKeys[ix.programIdIndex] ?? bs58.encode(Buffer.alloc(32))) : '';
 }

@@ -5,7 +5,8 @@
  * custom_error.rs for the codes):
  *
  * - sendTransaction: decode (base58 by default, base64), sanitize, then unless `skipPreflight`
- *   verify every signature (-32003 "Transaction signature verification failure") and simulate
+ *   verify every signature (-32003 "Transaction signature verification failure", by the runtime's
+ *   own strict check) and simulate
  *   (-32002 "Transaction simulation failed: …" with the simulation result as `data`); answer the
  *   first signature. The transaction then lands at the current slot — as the leader would take
  *   it: a blockhash older than 150 blocks, a signature that does not verify, a transaction already
@@ -22,7 +23,6 @@
  *
  * Faults (faults.ts): tx-dropped, tx-delayed, simulate-failure.
  */
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import bs58 from 'bs58';
 import { StoredAccount } from './accounts.js';
 import { FINALITY_DEPTH, MAX_PROCESSING_AGE, MAX_RECENT_BLOCKHASHES, MAX_SIMULATION_AGE, type BlockClock } from './blocks.js';
@@ -73,7 +73,6 @@ const SANITIZE_ERRORS: ReadonlySet<unknown> = new Set([
   'InvalidAddressLookupTableIndex',
 ]);
 const COMMITMENTS: ReadonlySet<unknown> = new Set(['processed', 'confirmed', 'finalized']);
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 export interface TransactionCounts {
   /** Landed: in history, with a status. */
@@ -254,8 +253,6 @@ export class TransactionRpc {
       replacement = this.blocks.latest();
       tx = withBlockhash(tx, replacement.blockhash);
     }
-    if (sigVerify && !signaturesVerify(tx)) throw signatureFailure();
-
     const outcome = this.simulate(tx, sigVerify, fault);
     const keys = outcome.run?.accountKeys ?? tx.staticKeys;
     let accounts: (string | null)[] | null = null;
@@ -282,7 +279,6 @@ export class TransactionRpc {
       throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected usize.');
     }
     if (!skipPreflight) {
-      if (!signaturesVerify(tx)) throw signatureFailure();
       const preflight = this.simulate(tx, true, fault?.mode === 'simulate-failure' ? fault : null);
       if (preflight.err !== null) {
         throw new RpcError(RPC_SEND_TRANSACTION_PREFLIGHT_FAILURE, `Transaction simulation failed: ${describeTransactionError(preflight.err)}`, preflightData(preflight));
@@ -301,14 +297,24 @@ export class TransactionRpc {
 
   // ---- execution
 
-  /** A simulation as the bank runs it: blockhash age (144 blocks at most), status cache, then the programs. */
-  private simulate(tx: WireTransaction, sigVerify: boolean, fault: FaultSpec | null): Simulation {
+  /**
+   * A simulation as the node runs it: with `verify` (sigVerify, sendTransaction's preflight) every
+   * signature is checked first — by the runtime's own verification in LiteSVM, agave's strict one
+   * (node:crypto alone would accept a forgery under a small-order key), which runs before anything
+   * else there — and fails -32003; then blockhash age (144 blocks at most), status cache, programs.
+   */
+  private simulate(tx: WireTransaction, verify: boolean, fault: FaultSpec | null): Simulation {
+    const runChecked = (sigVerify: boolean): Execution => {
+      const run = this.executor.simulate(tx, sigVerify);
+      if (run.err !== null && SANITIZE_ERRORS.has(run.err)) throw invalidTransaction(run.err);
+      if (run.err === 'SignatureFailure') throw signatureFailure();
+      return run;
+    };
+    const verified = verify ? runChecked(true) : null;
     const blocked = this.checkBeforeExecution(tx, MAX_SIMULATION_AGE);
     if (blocked) return { err: blocked, run: null, fault: false };
     if (fault) return { err: (fault.err ?? DEFAULT_SIMULATE_FAULT_ERR) as TransactionErrorJson, run: null, fault: true };
-    const run = this.executor.simulate(tx, sigVerify);
-    if (run.err !== null && SANITIZE_ERRORS.has(run.err)) throw invalidTransaction(run.err);
-    if (run.err === 'SignatureFailure') throw signatureFailure();
+    const run = verified ?? runChecked(false);
     return { err: run.err, run, fault: false };
   }
 
@@ -319,9 +325,13 @@ export class TransactionRpc {
     return null;
   }
 
-  /** The leader takes the transaction: it lands in the current slot, or is dropped as a leader drops it. */
+  /**
+   * The leader takes the transaction: it lands in the current slot, or is dropped as a leader drops
+   * it — its blockhash too old, already processed, or refused by the runtime before it could charge
+   * a fee (a signature that does not verify under the runtime's own check, a fee payer that cannot pay).
+   */
   private land(tx: WireTransaction): void {
-    if (this.checkBeforeExecution(tx, MAX_PROCESSING_AGE) !== null || !signaturesVerify(tx)) {
+    if (this.checkBeforeExecution(tx, MAX_PROCESSING_AGE) !== null) {
       this.droppedCount += 1;
       return;
     }
@@ -481,32 +491,6 @@ function hashParam(value: unknown): string {
   }
   if (bytes.length !== 32) throw new RpcError(RPC_INVALID_PARAMS, 'WrongSize');
   return value;
-}
-
-/** Every required signature verifies over the message (the node's `verify_transaction`). */
-function signaturesVerify(tx: WireTransaction): boolean {
-  for (let i = 0; i < tx.header.numRequiredSignatures; i += 1) {
-    const signature = tx.signatures[i];
-    const key = publicKey(tx.staticKeys[i]!);
-    if (!signature || !key || !verify(null, tx.message, key, signature)) return false;
-  }
-  return true;
-}
-
-const keyCache = new Map<string, KeyObject | null>();
-
-function publicKey(address: string): KeyObject | null {
-  let key = keyCache.get(address);
-  if (key === undefined) {
-    try {
-      key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, bs58.decode(address)]), format: 'der', type: 'spki' });
-    } catch {
-      key = null;
-    }
-    if (keyCache.size > 10_000) keyCache.clear();
-    keyCache.set(address, key);
-  }
-  return key;
 }
 
 function signatureFailure(): RpcError {

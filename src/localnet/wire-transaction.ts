@@ -155,8 +155,3 @@ export function isStaticWritable(tx: WireTransaction, index: number): boolean {
   if (index < numRequiredSignatures) return index < numRequiredSignatures - numReadonlySignedAccounts;
   return index < tx.staticKeys.length - numReadonlyUnsignedAccounts;
 }
-
-export function firstSignature(tx: WireTransaction): string | null {
-  const first = tx.signatures[0];
-  return first ? bs58.encode(first) : null;
-}

@@ -6,10 +6,11 @@
  *
  * The chain's block clock is stopped (blockMs 0): each test moves it with POST /__localnet/blocks.
  */
+import { createPublicKey, randomInt, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import bs58 from 'bs58';
-import { AddressLookupTableAccount, Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
+import { AddressLookupTableAccount, Keypair, PublicKey, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from '../../src/localnet/demo-mint.js';
 import { buildDemoState, demoMint, demoWallet } from '../../src/localnet/fixture.js';
@@ -305,6 +306,28 @@ describe('the same MintTo without the mint authority', () => {
     expect(await tokenBalance(owner, genesis)).toBeNull();
     // A simulation without sigVerify does not check signatures, as on a real node: it proves nothing about them.
     expect((await simulate(unsigned)).result.value.err).toBeNull();
+  });
+
+  it('verifies signatures as the runtime does (strict): a forgery under a small-order key that node:crypto accepts is refused', async () => {
+    // The identity point (y = 1) as a public key, R = the identity and S = 0: the cofactorless
+    // equation [S]B = R + [k]A holds for every message, so a plain RFC 8032 verifier accepts it.
+    const identity = Buffer.alloc(32);
+    identity[0] = 1;
+    const payer = new PublicKey(identity);
+    await localnetAdmin(chain.url, 'lamports', { address: payer.toBase58(), lamports: '1000000000' });
+    const tx = new Transaction({ feePayer: payer, recentBlockhash: await latestBlockhash() }).add(memo('weak key'));
+    const forgery = Buffer.concat([identity, Buffer.alloc(32)]);
+    const spki = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), identity]), format: 'der', type: 'spki' });
+    expect(verify(null, tx.serializeMessage(), spki, forgery)).toBe(true);
+    tx.addSignature(payer, forgery);
+    const wire = tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+    const failure = { code: -32003, message: 'Transaction signature verification failure' };
+    expect((await simulate(wire, { sigVerify: true })).error).toEqual(failure);
+    expect((await send(wire)).error).toEqual(failure);
+    const sent = await send(wire, { skipPreflight: true });
+    await blocks({ advance: 1 });
+    expect(await status(sent.result, true)).toBeNull();
+    expect((await rpc('getBalance', [payer.toBase58()])).result.value).toBe(1_000_000_000);
   });
 
   it('is refused when any byte of the signed message changes (the amount)', async () => {
@@ -621,6 +644,36 @@ describe('wire format errors', () => {
   });
 });
 
+describe('mutated transactions', () => {
+  it('every mutation of a co-signed mint gets a JSON-RPC answer, and only the signed one mints', async () => {
+    const wallet = await fundedWallet();
+    const owner = wallet.publicKey.toBase58();
+    const blockhash = await latestBlockhash();
+    const instructions = [createAta(owner, owner, genesis, 'token'), mintTo(genesis, ataOf(owner, genesis, 'token'), authority.publicKey.toBase58(), 1n, 'token')];
+    const seeds = [legacyTransaction(instructions, blockhash, [wallet, authority]), v0Transaction(instructions, blockhash, [wallet, authority])].map((tx) => Buffer.from(tx, 'base64'));
+    const supply = await mintSupply(genesis);
+    const random = (n: number) => randomInt(Math.max(1, n));
+    const outcomes = new Set<string>();
+    for (let i = 0; i < 600; i += 1) {
+      let bytes = Buffer.from(seeds[i % 2]!);
+      const kind = random(4);
+      if (kind === 0) for (let k = 0; k <= random(4); k += 1) bytes[random(bytes.length)] = random(256);
+      else if (kind === 1) bytes = bytes.subarray(0, random(bytes.length));
+      else if (kind === 2) bytes = Buffer.concat([bytes, Buffer.from([random(256)])]);
+      else bytes = Buffer.concat([bytes.subarray(0, random(bytes.length)), Buffer.from([random(256)]), bytes.subarray(random(bytes.length))]);
+      const method = random(2) ? 'sendTransaction' : 'simulateTransaction';
+      const reply = await rpc(method, [bytes.toString('base64'), { encoding: 'base64', skipPreflight: random(2) === 1, sigVerify: method === 'simulateTransaction' && random(2) === 1 }]);
+      expect(reply.result !== undefined || Number.isInteger(reply.error?.code)).toBe(true);
+      outcomes.add(reply.error ? `error ${reply.error.code}` : method);
+    }
+    expect(outcomes).toContain('error -32003');
+    expect(outcomes).toContain('error -32602');
+    // Only an unchanged message keeps its signatures (trailing bytes are ignored, as bincode does): at most the two seeds mint.
+    expect((await mintSupply(genesis)) - supply).toBeLessThanOrEqual(2n);
+    expect((await rpc('getHealth')).result).toBe('ok');
+  });
+});
+
 describe('reads stay off the execution engine', () => {
   it('never loads LiteSVM for reads, blockhashes or statuses', async () => {
     const fresh = await startLocalnet({ port: 0, state: buildDemoState({ collections: false, lendingDumpsDir: null }), blockMs: 0 });
@@ -641,6 +694,35 @@ describe('reads stay off the execution engine', () => {
       expect(fresh.transactions.engineLoaded).toBe(true);
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+describe('the call log (what the watch page shows)', () => {
+  it('records a co-signed mint step by step in a few words', async () => {
+    const recording = await startLocalnet({ port: 0, state: buildDemoState({ collections: false, lendingDumpsDir: null }), blockMs: 0, recordCalls: 50 });
+    try {
+      const call = (method: string, params?: unknown[]) => rpcCall(recording.url, method, params);
+      const wallet = Keypair.generate();
+      recording.state.setLamports(wallet.publicKey.toBase58(), 1_000_000_000);
+      const { blockhash, lastValidBlockHeight } = (await call('getLatestBlockhash')).result.value;
+      const tx = await genesisMint(wallet, { blockhash });
+      await call('simulateTransaction', [tx, { encoding: 'base64', sigVerify: true }]);
+      const signature = (await call('sendTransaction', [tx, { encoding: 'base64' }])).result;
+      await call('getSignatureStatuses', [[signature, bs58.encode(Buffer.alloc(64, 9))]]);
+      await call('getBlockHeight');
+      await call('sendTransaction', [tx, { encoding: 'base64' }]);
+      const answers = recording.calls().calls.map((c) => `${c.method}: ${c.answer}`);
+      expect(answers).toEqual([
+        `getLatestBlockhash: ${blockhash}, valid through block ${lastValidBlockHeight}`,
+        expect.stringMatching(/^simulateTransaction: simulated: success, \d+ compute units$/),
+        `sendTransaction: sent: ${signature}`,
+        'getSignatureStatuses: processed; unknown',
+        `getBlockHeight: block ${lastValidBlockHeight - 150}`,
+        'sendTransaction: error -32002: Transaction simulation failed: This transaction has already been processed',
+      ]);
+    } finally {
+      await recording.close();
     }
   });
 });
