@@ -11,6 +11,7 @@ import { FEATURE_NAMES, type FeatureName } from '../features/names.js';
 import { MAX_COLLECTIONS, MAX_CREATORS } from '../features/collection.js';
 import { FEATURES } from '../features/registry.js';
 import type { Rule } from '../rules/types.js';
+import { mintPaths, mintSchemas } from './openapi-mint.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -210,6 +211,8 @@ export interface OpenApiOptions {
   cookieName?: string;
   /** The rules (POLICIES_FILE), each served at /x404_auth/<rule>. */
   rules?: ReadonlyMap<string, Rule> | undefined;
+  /** The mints (POLICIES_FILE "mints"), served at /x404_mint/<name>. */
+  mintNames?: readonly string[] | undefined;
 }
 
 function policyParameters(feature: FeatureName, options: OpenApiOptions): JsonObject[] {
@@ -633,7 +636,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
     summary: 'Wallet-signature gate for Solana: nonce, ed25519 challenge, on-chain policy checks, JWT.',
     description: [
       'A caller obtains a one-time nonce, signs `CHALLENGE::<nonce>::<path>::<MECHANISM>_<FEATURE>` with its wallet, and sends the signature with the feature\'s policy headers; the gate checks the wallet on chain and returns a JWT bound to the wallet, the feature and the policy.',
-      'All inputs are request headers (GET, no body). Every response carries CORS headers and exposes X-404-Nonce and X-404-Mechanism. Any path not listed answers 404 `{"error":"NOT_FOUND"}`; any method other than GET and OPTIONS answers 405 `METHOD_NOT_ALLOWED`.',
+      'All inputs are request headers (GET, no body), except POST /x404_mint/{name}, which takes a JSON body. Every response carries CORS headers and exposes X-404-Nonce and X-404-Mechanism. Any path not listed answers 404 `{"error":"NOT_FOUND"}`; any method a route does not list answers 405 `METHOD_NOT_ALLOWED`.',
       'Error bodies are `{error, message, status?}`; `error` is a stable code (see each response), `status` is `locdeny`/`locerror` for location outcomes.',
     ].join('\n\n'),
     license: { name: 'MIT', identifier: 'MIT' },
@@ -643,6 +646,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
     { name: 'authentication', description: 'The feature endpoints (docs/api.md §2–§4).' },
     { name: 'forward auth', description: 'For reverse proxies and relying parties: check tokens, list policies, publish keys.' },
     { name: 'operations', description: 'Health, metrics and this document.' },
+    { name: 'minting', description: 'Co-signed mints (docs/minting.md): the gate signs a mint transaction once it passed the mint\'s rule, once per wallet.' },
   ],
   paths: {
     '/health': {
@@ -707,9 +711,10 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
       },
     },
     ...featurePaths(options),
+    ...mintPaths(options.mintNames),
   },
   components: {
-    schemas,
+    schemas: { ...schemas, ...mintSchemas },
     headers: responseHeaders,
     parameters,
     responses: {
