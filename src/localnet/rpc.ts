@@ -14,6 +14,7 @@ import {
   RPC_UNSUPPORTED_TRANSACTION_VERSION,
 } from './rpc-error.js';
 import type { ChainState } from './state.js';
+import type { AccountTamper } from './tamper.js';
 
 /** The RPC version the local chain claims to be (context.apiVersion, getVersion). */
 export const API_VERSION = '2.2.16';
@@ -23,7 +24,8 @@ const MAX_SIGNATURES_LIMIT = 1000;
 const MAX_PROGRAM_ACCOUNT_FILTERS = 4;
 const MAX_MEMCMP_BYTES = 128;
 
-type Handler = (state: ChainState, params: unknown[]) => string;
+/** `tamper`: the tampered-accounts fault (tamper.ts), applied to every account an answer shows. */
+type Handler = (state: ChainState, params: unknown[], tamper: AccountTamper | undefined) => string;
 
 function context(state: ChainState, valueJson: string): string {
   return `{"context":{"apiVersion":"${API_VERSION}","slot":${state.slot}},"value":${valueJson}}`;
@@ -76,26 +78,28 @@ function mintDecimalsLookup(state: ChainState): (mint: string) => number | null 
   };
 }
 
-function keyedAccountsJson(state: ChainState, addresses: Iterable<string>, options: EncodingOptions, dropUnparsed: boolean): string {
+function keyedAccountsJson(state: ChainState, addresses: Iterable<string>, options: EncodingOptions, dropUnparsed: boolean, tamper: AccountTamper | undefined): string {
   const decimals = mintDecimalsLookup(state);
   const parts: string[] = [];
   for (const address of addresses) {
     const account = state.getAccount(address);
     if (!account) continue;
-    const json = renderAccount(account, options, decimals, dropUnparsed);
-    if (json !== null) parts.push(`{"account":${json},"pubkey":"${address}"}`);
+    const json = renderAccount(tamper ? tamper.render(state, account) : account, options, decimals, dropUnparsed);
+    if (json === null) continue;
+    const copies = tamper ? tamper.copies(state, address) : 1;
+    for (let copy = 0; copy < copies; copy++) parts.push(`{"account":${json},"pubkey":"${address}"}`);
   }
   return `[${parts.join(',')}]`;
 }
 
-const getAccountInfo: Handler = (state, params) => {
+const getAccountInfo: Handler = (state, params, tamper) => {
   const address = pubkeyParam(params[0]);
   const options = parseEncodingOptions(configAt(params, 1));
   const account = state.getAccount(address);
-  return context(state, account ? renderAccount(account, options, mintDecimalsLookup(state))! : 'null');
+  return context(state, account ? renderAccount(tamper ? tamper.render(state, account) : account, options, mintDecimalsLookup(state))! : 'null');
 };
 
-const getMultipleAccounts: Handler = (state, params) => {
+const getMultipleAccounts: Handler = (state, params, tamper) => {
   const keys = params[0];
   if (!Array.isArray(keys)) throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected a sequence.');
   if (keys.length > MAX_MULTIPLE_ACCOUNTS) {
@@ -110,7 +114,7 @@ const getMultipleAccounts: Handler = (state, params) => {
       pubkeyParam(key);
       return 'null';
     }
-    return renderAccount(account, options, decimals)!;
+    return renderAccount(tamper ? tamper.render(state, account) : account, options, decimals)!;
   });
   return context(state, `[${values.join(',')}]`);
 };
@@ -120,7 +124,7 @@ const getBalance: Handler = (state, params) => {
   return context(state, String(state.getAccount(address)?.lamports ?? 0n));
 };
 
-const getTokenAccountsByOwner: Handler = (state, params) => {
+const getTokenAccountsByOwner: Handler = (state, params, tamper) => {
   const owner = pubkeyParam(params[0]);
   const filter = params[1] as Record<string, unknown> | undefined;
   if (!filter || typeof filter !== 'object') {
@@ -149,7 +153,7 @@ const getTokenAccountsByOwner: Handler = (state, params) => {
     if (mint !== null && bs58.encode(account.data.subarray(0, 32)) !== mint) continue;
     matching.push(address);
   }
-  return context(state, keyedAccountsJson(state, matching, options, true));
+  return context(state, keyedAccountsJson(state, matching, options, true, tamper));
 };
 
 interface MemcmpFilter {
@@ -188,7 +192,7 @@ function parseProgramAccountFilters(raw: unknown): { dataSize: number | null; me
   return { dataSize, memcmps };
 }
 
-const getProgramAccounts: Handler = (state, params) => {
+const getProgramAccounts: Handler = (state, params, tamper) => {
   const programId = pubkeyParam(params[0]);
   const config = configAt(params, 1);
   const options = parseEncodingOptions(config);
@@ -205,7 +209,7 @@ const getProgramAccounts: Handler = (state, params) => {
     if (!memcmps.every((m) => m.offset + m.bytes.length <= data.length && data.compare(m.bytes, 0, m.bytes.length, m.offset, m.offset + m.bytes.length) === 0)) continue;
     matching.push(address);
   }
-  const list = keyedAccountsJson(state, matching, options, false);
+  const list = keyedAccountsJson(state, matching, options, false, tamper);
   return config.withContext === true ? context(state, list) : list;
 };
 
@@ -279,8 +283,8 @@ const HANDLERS: Record<string, Handler> = {
   getVersion,
 };
 
-/** Runs one call; the result as JSON text. */
-export function callMethod(state: ChainState, method: string, params: unknown): string {
+/** Runs one call; the result as JSON text (accounts shown as `tamper` says, when given). */
+export function callMethod(state: ChainState, method: string, params: unknown, tamper?: AccountTamper): string {
   // The DAS API (named parameters) on the same endpoint, as DAS providers serve it.
   if (method === 'searchAssets') return searchAssets(state, params);
   const handler = Object.hasOwn(HANDLERS, method) ? HANDLERS[method] : undefined;
@@ -288,5 +292,5 @@ export function callMethod(state: ChainState, method: string, params: unknown): 
   if (params !== undefined && params !== null && !Array.isArray(params)) {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: expected an array.');
   }
-  return handler(state, (params as unknown[] | undefined) ?? []);
+  return handler(state, (params as unknown[] | undefined) ?? [], tamper);
 }

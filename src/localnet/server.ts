@@ -16,12 +16,15 @@ import { callMethod } from './rpc.js';
 import { RpcError, RPC_INVALID_REQUEST, RPC_NODE_UNHEALTHY, RPC_PARSE_ERROR } from './rpc-error.js';
 import type { ChainState } from './state.js';
 import { Counters, type CounterSnapshot } from './stats.js';
+import { AccountTamper } from './tamper.js';
 
 export interface LocalnetHandle {
   url: string; // http://127.0.0.1:PORT
   port: number;
   state: ChainState;
   faults: FaultInjector;
+  /** The tampered-accounts fault (tamper.ts): chosen accounts answered cut short or rewritten. */
+  tamper: AccountTamper;
   /** Simulated provider latency and request-rate limit (provider.ts). */
   provider: ProviderSimulation;
   /** Calls counted per method, batch members counted individually. Admin routes are not counted. */
@@ -107,7 +110,7 @@ function parseRequest(raw: unknown): RpcRequest | RpcError {
 }
 
 /** Runs one parsed member of a request, applying a per-call fault (rpc-error, unhealthy) if it hits. */
-function answer(state: ChainState, request: RpcRequest | RpcError, fault: FaultSpec | null): string {
+function answer(state: ChainState, request: RpcRequest | RpcError, fault: FaultSpec | null, tamper: AccountTamper): string {
   if (request instanceof RpcError) return errorJson(null, request.toJson());
   if (fault && FaultInjector.hits(fault, request.method)) {
     if (fault.mode === 'rpc-error') {
@@ -122,7 +125,7 @@ function answer(state: ChainState, request: RpcRequest | RpcError, fault: FaultS
     }
   }
   try {
-    const result = callMethod(state, request.method, request.params);
+    const result = callMethod(state, request.method, request.params, tamper);
     if (fault?.mode === 'malformed' && fault.variant === 'no-value') return withoutValue(request.id, result);
     return `{"jsonrpc":"2.0","result":${result},"id":${JSON.stringify(request.id)}}`;
   } catch (error) {
@@ -143,6 +146,7 @@ function withoutValue(id: unknown, resultJson: string): string {
 export async function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHandle> {
   const state = options.state ?? buildDemoState(options.now === undefined ? {} : { now: options.now });
   const faults = new FaultInjector();
+  const tamper = new AccountTamper();
   const counters = new Counters();
   const provider = new ProviderSimulation(options.provider);
   const callLog = options.recordCalls ? new CallLog(options.recordCalls) : undefined;
@@ -153,6 +157,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     const body = await readBody(req, res);
     if (body === null) return;
     counters.httpRequests += 1;
+    counters.requestBytes += Buffer.byteLength(body);
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
@@ -201,17 +206,19 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         res.on('close', () => held.delete(res));
         return;
     }
-    const answers = members.map((member) => answer(state, member, fault));
+    const answers = members.map((member) => answer(state, member, fault, tamper));
+    counters.countAnswers(members.map((member) => (member instanceof RpcError ? undefined : member.method)), answers);
     record((member, index) => (fault?.mode === 'malformed' ? 'a malformed reply (fault)' : summarizeAnswer(member.method, answers[index]!)));
     let reply = isBatch ? `[${answers.join(',')}]` : answers[0]!;
     if (fault?.mode === 'malformed' && fault.variant !== 'no-value') reply = reply.slice(0, Math.max(1, Math.floor(reply.length / 2)));
+    counters.responseBytes += Buffer.byteLength(reply);
     send(res, 200, reply);
   }
 
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const work = url.startsWith(ADMIN_PREFIX)
-      ? handleAdmin(req, res, { state, faults, counters, provider })
+      ? handleAdmin(req, res, { state, faults, tamper, counters, provider })
       : req.method === 'GET' && url === '/health'
         ? Promise.resolve(res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'))
         : req.method === 'POST'
@@ -249,6 +256,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     port,
     state,
     faults,
+    tamper,
     provider,
     stats: () => counters.snapshot(),
     resetStats: () => counters.reset(),
