@@ -34,7 +34,7 @@ export async function readProgramAccounts(
   const config: Record<string, unknown> = { encoding: 'base64', commitment, filters };
   if (dataSlice !== undefined) config.dataSlice = dataSlice;
   return rpc.call(METHOD, [programId, config], (result) => {
-    const accounts = parseKeyedAccounts(result, METHOD, dataSlice?.length);
+    const accounts = parseKeyedAccounts(result, METHOD, dataSlice);
     for (const { account } of accounts) {
       if (account.owner !== programId) throw malformed(METHOD, 'an account is not owned by the program');
       if (dataSlice === undefined && !checks.every((check) => check(account.data))) {

@@ -3,6 +3,7 @@ import { walletHoldings } from '../chain/wallet-holdings.js';
 import { decodeBase58 } from '../lib/base58.js';
 import type { Config } from '../config.js';
 import { GateError, invalidHeader, missingHeader } from '../errors.js';
+import { featureHoldingsPlan } from '../features/lib/holdings-plan.js';
 import { FEATURES } from '../features/registry.js';
 import type { FeatureName } from '../features/names.js';
 import type { HeaderBag } from '../lib/header-values.js';
@@ -279,12 +280,13 @@ function featureCheck(request: AuthRequest, deps: GateDependencies): LoginCheck 
   const geo: GeoPolicy = { ...(own ? own.geo : named!.geo), latitude: headers.get('x-lat'), longitude: headers.get('x-long') };
   const params = own ? own.params : named!.params;
   const heldMints = own ? own.heldMints : (module.heldMints?.(params) ?? NO_MINTS);
-  const tokenAccounts = module.readsTokenAccounts?.(params) ?? false;
+  // Which of them count every token account (src/features/lib/holdings-plan.ts), worked out once per policy.
+  const plan = featureHoldingsPlan(module, params, heldMints, deps.config.holdingsScope);
   return {
     // Balances that come from the wallet's list are not prefetched: the ATAs are then left to the verify task.
-    verifyTaskMints: tokenAccounts ? heldMints : NO_MINTS,
+    verifyTaskMints: plan.tokenAccounts ? heldMints : NO_MINTS,
     start(wallet, chain, { config, now }, deadlineMs) {
-      const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts }, config.holdingsScope);
+      const holdings = walletHoldings(chain, wallet.address, plan);
       holdings.prefetch();
       return async () => {
         const results = await module.check(wallet.address, params, { chain, holdings, config, now, deadlineMs });
