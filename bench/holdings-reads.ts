@@ -7,7 +7,7 @@
  * src/chain/holdings.ts; the chain's own CPU is not in it), for a typical wallet, a wallet with
  * many token accounts and policies naming 1 to 20 mints.
  *
- *   npm run build && node dist/bench/holdings-reads.js [--logins=200] [--heavy=400]
+ *   npm run build && node dist/bench/holdings-reads.js [--logins=400] [--heavy=400] [--mints=1,2]   (npm run bench runs it too)
  *
  * Logins run 16 at a time, so reads merge into batches as they do under load.
  */
@@ -21,11 +21,12 @@ const option = (name: string, fallback: number): number => {
   const raw = process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   return raw === undefined ? fallback : Number(raw);
 };
-const LOGINS = option('logins', 200);
+const LOGINS = option('logins', 400);
 const HEAVY_ACCOUNTS = option('heavy', 400);
 const TYPICAL_ACCOUNTS = 12;
 const CONCURRENT = 16;
-const POLICY_MINTS = [1, 2, 3, 5, 10, 20];
+/** --mints=1,2: only these policy sizes (default 1, 2, 3, 5, 10, 20). */
+const POLICY_MINTS = (process.argv.find((arg) => arg.startsWith('--mints='))?.slice('--mints='.length).split(',').map(Number) ?? [1, 2, 3, 5, 10, 20]);
 
 type Read = 'ata' | 'by mint' | 'by program';
 const READS: Read[] = ['ata', 'by mint', 'by program'];
@@ -48,7 +49,8 @@ function read(chain: ChainReader, how: Read, wallet: string, mints: string[]): P
   return chain.getTokenAccounts(wallet);
 }
 
-export async function holdingsReadCosts(log: (line: string) => void = console.log): Promise<HoldingsReadCost[]> {
+export async function holdingsReadCosts(log: (line: string) => void = console.log, options: { logins?: number } = {}): Promise<HoldingsReadCost[]> {
+  const logins = options.logins ?? LOGINS;
   const localnet = await startLocalnetProcess();
   const results: HoldingsReadCost[] = [];
   try {
@@ -81,24 +83,24 @@ export async function holdingsReadCosts(log: (line: string) => void = console.lo
           await Promise.all(wallets.map((wallet) => read(chain, how, wallet.address, mints)));
           await localnet.resetStats();
           const cpuBefore = process.cpuUsage();
-          for (let done = 0; done < LOGINS; done += CONCURRENT) {
+          for (let done = 0; done < logins; done += CONCURRENT) {
             await Promise.all(wallets.concat(wallets).slice(0, CONCURRENT).map((wallet) => read(chain, how, wallet.address, mints)));
           }
           const cpu = process.cpuUsage(cpuBefore);
           const stats: RpcCounters = await localnet.stats();
           await chain.close();
-          const logins = Math.ceil(LOGINS / CONCURRENT) * CONCURRENT;
+          const made = Math.ceil(logins / CONCURRENT) * CONCURRENT;
           const calls = Object.values(stats.calls).reduce((sum, n) => sum + n, 0);
           const result: HoldingsReadCost = {
             wallet: kind.name,
             tokenAccounts: kind.accounts,
             policyMints: count,
             read: how,
-            callsPerLogin: calls / logins,
-            httpRequestsPerLogin: stats.httpRequests / logins,
-            requestBytesPerLogin: (stats.requestBytes ?? 0) / logins,
-            responseBytesPerLogin: (stats.responseBytes ?? 0) / logins,
-            cpuUsPerLogin: (cpu.user + cpu.system) / logins,
+            callsPerLogin: calls / made,
+            httpRequestsPerLogin: stats.httpRequests / made,
+            requestBytesPerLogin: (stats.requestBytes ?? 0) / made,
+            responseBytesPerLogin: (stats.responseBytes ?? 0) / made,
+            cpuUsPerLogin: (cpu.user + cpu.system) / made,
           };
           results.push(result);
           log(
