@@ -174,15 +174,22 @@ export async function readTokenAccountsOfMints(
   for (const mint of mints) if (mintPrograms.knownProgramOf(mint) === undefined) unknown = true;
   const programs = unknown ? await mintPrograms.programsOf(mints, deadlineMs) : undefined;
   const reads: Promise<OwnedTokenAccount[]>[] = [];
-  for (const mint of mints.length > 1 ? new Set(mints) : mints) {
+  // Callers plan each mint once (src/features/lib/holdings-plan.ts); a repeat would be listed twice, a 503.
+  for (const mint of mints) {
     const program = programs === undefined ? mintPrograms.knownProgramOf(mint)! : programs.get(mint)!;
     if (program === null) continue;
     reads.push(calls.call(METHOD, [wallet, { mint }, listOptions(commitment)], (result) => listedTokenAccounts(result, { wallet, program, mint }), deadlineMs));
   }
-  return distinct(await Promise.all(reads));
+  return distinct(reads.length === 1 ? [await reads[0]!] : await Promise.all(reads));
 }
 
-const listOptions = (commitment: Config['rpcCommitment']) => ({ encoding: 'base64', commitment, dataSlice: TOKEN_ACCOUNT_SLICE });
+/** The same options object for every call of a commitment. */
+const LIST_OPTIONS = new Map<Config['rpcCommitment'], Readonly<Record<string, unknown>>>();
+function listOptions(commitment: Config['rpcCommitment']): Readonly<Record<string, unknown>> {
+  let options = LIST_OPTIONS.get(commitment);
+  if (options === undefined) LIST_OPTIONS.set(commitment, (options = Object.freeze({ encoding: 'base64', commitment, dataSlice: TOKEN_ACCOUNT_SLICE })));
+  return options;
+}
 
 /**
  * The accounts of one getTokenAccountsByOwner reply, each checked: owned by `program`, a

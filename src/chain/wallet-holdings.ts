@@ -72,13 +72,33 @@ export const LIST_BY_MINT_UP_TO = 2;
 
 const NO_MINTS: readonly string[] = [];
 
-export function walletHoldings(chain: ChainReader, wallet: string, plan: HoldingsPlan): WalletHoldings {
-  const wholeList = plan.tokenAccounts || plan.everyAccountMints.length > LIST_BY_MINT_UP_TO;
-  const listedMints: ReadonlySet<string> = wholeList ? new Set() : new Set(plan.everyAccountMints);
+/** What a plan means for the reads, worked out once per plan (a feature's plan serves every login of its policy). */
+interface Reads {
+  /** Every balance comes from the wallet's whole list. */
+  wholeList: boolean;
+  /** Mints whose every account is read by mint. */
+  listedMints: ReadonlySet<string>;
   /** The planned mints counted from their ATAs. */
-  const ataMints = wholeList ? NO_MINTS : listedMints.size === 0 ? plan.mints : plan.mints.filter((mint) => !listedMints.has(mint));
-  /** blacklist at its own path: every mint it asks for is listed (checked once, not per call). */
-  const everyPlannedMintListed = !wholeList && ataMints.length === 0;
+  ataMints: readonly string[];
+  /** blacklist at its own path: every mint it plans is listed, so its balances() needs no split. */
+  everyPlannedMintListed: boolean;
+}
+
+const readsOfPlan = new WeakMap<HoldingsPlan, Reads>();
+function readsOf(plan: HoldingsPlan): Reads {
+  let reads = readsOfPlan.get(plan);
+  if (reads === undefined) {
+    const wholeList = plan.tokenAccounts || plan.everyAccountMints.length > LIST_BY_MINT_UP_TO;
+    const listedMints: ReadonlySet<string> = wholeList ? new Set() : new Set(plan.everyAccountMints);
+    const ataMints = wholeList ? NO_MINTS : listedMints.size === 0 ? plan.mints : plan.mints.filter((mint) => !listedMints.has(mint));
+    reads = { wholeList, listedMints, ataMints, everyPlannedMintListed: !wholeList && ataMints.length === 0 };
+    readsOfPlan.set(plan, reads);
+  }
+  return reads;
+}
+
+export function walletHoldings(chain: ChainReader, wallet: string, plan: HoldingsPlan): WalletHoldings {
+  const { wholeList, listedMints, ataMints, everyPlannedMintListed } = readsOf(plan);
 
   let list: Promise<OwnedTokenAccount[]> | undefined;
   const tokenAccounts = (): Promise<OwnedTokenAccount[]> => (list ??= chain.getTokenAccounts(wallet));
