@@ -141,6 +141,11 @@ describe('`scope: "ata"`: faster, and bypassable (the documented trade-off)', ()
     expect(stack.localnet.stats().calls).toEqual({ getMultipleAccounts: 1 });
   });
 
+  it('a caller cannot weaken an operator’s policy or rule with it: 401 POLICY_MISMATCH', async () => {
+    expectRefusal(await login(stack.gateUrl, 'blacklist', secret('banned-nonata'), { ...named('strict'), scope: 'ata' }), 401, 'POLICY_MISMATCH');
+    expectRefusal(await login(stack.gateUrl, 'not-big-tier', secret('tier-gold'), { scope: 'ata' }), 401, 'POLICY_MISMATCH');
+  });
+
   it('an unknown scope → 400 INVALID_HEADER', async () => {
     expectRefusal(await login(stack.gateUrl, 'blacklist', secret('clean'), { ...denyBoth, scope: 'some' }), 400, 'INVALID_HEADER');
   });
