@@ -33,12 +33,13 @@ export interface WalletHoldings {
   /** Every token account the wallet owns under both programs (ChainReader.getTokenAccounts), read once. */
   tokenAccounts(): Promise<readonly OwnedTokenAccount[]>;
   /**
-   * The addresses whose balances make up `mint`'s balance (timelock rewinds their history): the
+   * The accounts whose balances make up `mint`'s balance (timelock rewinds their history): the
    * wallet's associated token accounts under both programs — whether they exist now or not, a
    * closed ATA may have held the mint before — plus, when the mint counts every account, each
-   * account it owns that holds the mint now.
+   * account it owns that holds the mint now, with `amounts` (what each of those holds now; an
+   * address not in it holds 0). `amounts` is undefined when the balance came from the ATAs.
    */
-  countedAccounts(mint: string): Promise<Set<string>>;
+  countedAccounts(mint: string): Promise<{ addresses: Set<string>; amounts: Map<string, bigint> | undefined }>;
   /**
    * Starts the planned ATA balances' read now (a few keys in a shared getMultipleAccounts): a
    * login calls it before the signature is verified, so it waits for the longer of the two instead
@@ -140,10 +141,16 @@ export function walletHoldings(chain: ChainReader, wallet: string, plan: Holding
       return new Map(mints.map((mint) => [mint, listedBalances.get(mint) ?? fromAtas.get(mint) ?? 0n]));
     },
     async countedAccounts(mint) {
-      const accounts = new Set(TOKEN_PROGRAM_IDS.map((program) => associatedTokenAddress(wallet, mint, program)));
+      const addresses = new Set(TOKEN_PROGRAM_IDS.map((program) => associatedTokenAddress(wallet, mint, program)));
       const source = everyAccountSource(mint);
-      if (source !== undefined) for (const account of await source()) if (account.mint === mint) accounts.add(account.address);
-      return accounts;
+      if (source === undefined) return { addresses, amounts: undefined };
+      const amounts = new Map<string, bigint>();
+      for (const account of await source()) {
+        if (account.mint !== mint) continue;
+        addresses.add(account.address);
+        amounts.set(account.address, account.amount);
+      }
+      return { addresses, amounts };
     },
   };
 }

@@ -71,7 +71,7 @@ export const timelockFeature: Feature<TimelockParams> = {
     }
     if (minDays === 0 || amount === 0n) return { holdDurationDays: minDays };
 
-    const tracked: TrackedHoldings = { wallet, mint, accounts: await holdings.countedAccounts(mint) };
+    const tracked: TrackedHoldings = { wallet, mint, accounts: (await holdings.countedAccounts(mint)).addresses };
     const outcome = await rewind(tracked, balance, amount, minDays, context);
     if (outcome.proven) return { holdDurationDays: outcome.heldDays };
 

@@ -135,8 +135,12 @@ describe('the reads and the balances of one login', () => {
   it('countedAccounts: the ATAs of both programs, plus every account holding the mint when it counts them all', async () => {
     const atas = [associatedTokenAddress(WALLET, MINT_A, TOKEN_PROGRAM_ID), associatedTokenAddress(WALLET, MINT_A, TOKEN_2022_PROGRAM_ID)];
     const positive = walletHoldings(recordingChain().chain, WALLET, { mints: [MINT_A], everyAccountMints: [], tokenAccounts: false });
-    expect([...(await positive.countedAccounts(MINT_A))].sort()).toEqual([...atas].sort());
+    const fromAtas = await positive.countedAccounts(MINT_A);
+    expect([...fromAtas.addresses].sort()).toEqual([...atas].sort());
+    expect(fromAtas.amounts).toBeUndefined();
     const deny = walletHoldings(recordingChain().chain, WALLET, { mints: [MINT_A], everyAccountMints: [MINT_A], tokenAccounts: false });
-    expect([...(await deny.countedAccounts(MINT_A))].sort()).toEqual([...atas, OTHER_A].sort());
+    const everyAccount = await deny.countedAccounts(MINT_A);
+    expect([...everyAccount.addresses].sort()).toEqual([...atas, OTHER_A].sort());
+    expect(everyAccount.amounts).toEqual(new Map([[ataA, 10n], [OTHER_A, 5n]]));
   });
 });
