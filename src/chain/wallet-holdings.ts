@@ -98,6 +98,12 @@ function readsOf(plan: HoldingsPlan): Reads {
   return reads;
 }
 
+/**
+ * The planned mints whose balances come from their ATAs: the ATAs a login of this plan derives (in
+ * the verify task, when its read is not started beside the signature). The others derive none.
+ */
+export const ataMintsOf = (plan: HoldingsPlan): readonly string[] => readsOf(plan).ataMints;
+
 export function walletHoldings(chain: ChainReader, wallet: string, plan: HoldingsPlan): WalletHoldings {
   const { wholeList, listedMints, ataMints, everyPlannedMintListed } = readsOf(plan);
 

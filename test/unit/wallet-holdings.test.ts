@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { associatedTokenAddress } from '../../src/chain/ata.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
 import type { ChainReader, OwnedTokenAccount } from '../../src/chain/types.js';
-import { LIST_BY_MINT_UP_TO, walletHoldings, type HoldingsScope } from '../../src/chain/wallet-holdings.js';
+import { ataMintsOf, LIST_BY_MINT_UP_TO, walletHoldings, type HoldingsScope } from '../../src/chain/wallet-holdings.js';
 import { blacklistFeature } from '../../src/features/blacklist.js';
 import { collectionFeature } from '../../src/features/collection.js';
 import { featureHoldingsPlan, holdingsPlan } from '../../src/features/lib/holdings-plan.js';
@@ -115,7 +115,9 @@ describe('the reads and the balances of one login', () => {
 
   it('both: one mint has one balance in the login, whichever check asks', async () => {
     const { chain, reads } = recordingChain();
-    const holdings = walletHoldings(chain, WALLET, { mints: [MINT_A, MINT_D], everyAccountMints: [MINT_A], tokenAccounts: false });
+    const plan = { mints: [MINT_A, MINT_D], everyAccountMints: [MINT_A], tokenAccounts: false };
+    expect(ataMintsOf(plan)).toEqual([MINT_D]);
+    const holdings = walletHoldings(chain, WALLET, plan);
     holdings.prefetch();
     expect(reads).toEqual([`ata ${MINT_D}`]);
     expect(await holdings.balances([MINT_A, MINT_D])).toEqual(new Map([[MINT_A, 15n], [MINT_D, 0n]]));
