@@ -137,6 +137,11 @@ export interface RpcCounters {
   calls: Record<string, number>;
   /** HTTP requests the provider simulation answered 429 (src/localnet/provider.ts). */
   rateLimited?: number;
+  /** Bytes of the JSON-RPC request bodies and of the answers (src/localnet/stats.ts). */
+  requestBytes?: number;
+  responseBytes?: number;
+  /** Answer bytes per method, batch members counted singly. */
+  answerBytes?: Record<string, number>;
 }
 
 /** `env`: e.g. RPC_LATENCY_MS and RPC_REQUESTS_PER_SECOND (src/localnet/provider.ts). */

@@ -9,6 +9,8 @@
  *   npm run bench -- --out=path.md     write the report elsewhere
  *   npm run bench -- --gate-dist=/tmp/x/dist   measure another build of the gate (a copy of dist/ with a change to try)
  *   npm run bench -- --no-launch       without the launch scenario (bench/launch.ts)
+ *   npm run bench -- --no-scope        without the holdings-scope runs: warm logins and a launch with HOLDINGS_SCOPE=ata
+ *                                      beside the default (every token account), and bench/holdings-reads.ts
  *   npm run bench -- --render-only     rewrite RESULTS.md from RESULTS.json (after changing the report's layout)
  *   npm run bench -- --soak            only the soak (bench/soak.ts): 10 minutes of mixed traffic at 70 % of the
  *                                      capacity it measures first; adds its own section to RESULTS.md/.json,
@@ -22,9 +24,10 @@ import os from 'node:os';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defaultWorkerThreads } from '../src/config.js';
+import { defaultWorkerThreads, loadConfig } from '../src/config.js';
 import { existsSync } from 'node:fs';
 import { measureVerifyCeiling } from './ceilings.js';
+import { holdingsReadCosts, type HoldingsReadCost } from './holdings-reads.js';
 import { describeLaunch, launchScenario, type LaunchResult } from './launch.js';
 import { setUpChain } from './chain-fixture.js';
 import { runLoad } from './load.js';
@@ -146,6 +149,8 @@ async function main(): Promise<void> {
   const launch: LaunchResult[] = [];
   let defaultWorkers = '';
   let poolCheck: BenchReport['poolCheck'];
+  let scopeCheck: BenchReport['scopeCheck'];
+  let holdingsReads: HoldingsReadCost[] | undefined;
   try {
     const policy = await setUpChain(localnet, wallets);
     log(`local chain ${localnet.url}: ${WALLETS} wallets, policy ${policy.excluded_mints} / ${policy.max_holdings}`);
@@ -204,6 +209,25 @@ async function main(): Promise<void> {
         const result = await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, label, expectedRate, 'signed authentication, WORKER_THREADS=0 against the default');
         (workers === undefined ? poolCheck!.pooled : poolCheck!.inline).push(result);
       });
+    }
+
+    // What counting every token account (HOLDINGS_SCOPE=all, the default) costs beside the ATAs
+    // (HOLDINGS_SCOPE=ata): warm logins, in alternation (all, ata, ata, all, …), each on a fresh gate
+    // warmed up alike; calls and bytes per login from the local chain's counters.
+    if (!args.has('--no-scope')) {
+      scopeCheck = { all: [], ata: [] };
+      for (const scope of quick ? (['all', 'ata'] as const) : (['all', 'ata', 'ata', 'all'] as const)) {
+        await withGate(
+          localnet,
+          undefined,
+          async (gate) => {
+            const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+            await warmUp(ctx, FEATURE, STEADY_LOGINS);
+            scopeCheck![scope].push(await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, defaultWorkers, expectedRate, `signed authentication, HOLDINGS_SCOPE=${scope}`));
+          },
+          scope === 'ata' ? { HOLDINGS_SCOPE: 'ata' } : undefined,
+        );
+      }
     }
 
     // The same gate signing EdDSA tokens (JWT_ALG=EdDSA): signed logins, then forward auth of its tokens.
@@ -276,7 +300,8 @@ async function main(): Promise<void> {
     // The launch (bench/launch.ts): 20,000 first sign-ins at RPC 80 ms; then 4,000 under a 5 requests/s provider limit (429s).
     if (!args.has('--no-launch')) {
       const warmLoginsPerSecond = main.find((result) => result.name === 'signed authentication')?.load.rps;
-      for (const shape of [{}, { wallets: 4000, requestsPerSecond: 5 }]) {
+      const shapes = [{}, ...(args.has('--no-scope') ? [] : [{ gateEnv: { HOLDINGS_SCOPE: 'ata' } }]), { wallets: 4000, requestsPerSecond: 5 }];
+      for (const shape of shapes) {
         launch.push(await launchScenario({ ...shape, ...(warmLoginsPerSecond === undefined ? {} : { warmLoginsPerSecond }), log }));
         for (const line of describeLaunch(launch.at(-1)!)) log(line);
       }
@@ -309,6 +334,12 @@ async function main(): Promise<void> {
     await localnet.stop();
   }
 
+  // Each way of reading holdings, per login, for a typical wallet and one with many token accounts (its own local chain).
+  if (!args.has('--no-scope')) {
+    log('holdings reads: ATAs, every account by mint, every account by program (bench/holdings-reads.ts)');
+    holdingsReads = await holdingsReadCosts((line) => log(`holdings reads: ${line}`), { logins: quick ? 96 : 400 });
+  }
+
   // The example rule beside blacklist alone (its own local chain and gate).
   if (!args.has('--no-rule')) {
     log('rule: the example rule of docs/rules.md beside blacklist alone');
@@ -330,6 +361,9 @@ async function main(): Promise<void> {
     rule,
     paired,
     poolCheck,
+    scopeCheck,
+    defaultHoldingsScope: loadConfig({ JWT_SECRET: BENCH_JWT_SECRET, SOLANA_RPC_URL: 'http://127.0.0.1:1' }).holdingsScope,
+    holdingsReads,
     signModes,
     launch,
     mainConnections: MAIN_CONNECTIONS,

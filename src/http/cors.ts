@@ -33,6 +33,7 @@ const ALLOWED_HEADERS = [
   'collections',
   'creators',
   'min_count',
+  'scope',
   'Content-Type',
   'Authorization',
 ].join(', ');

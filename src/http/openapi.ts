@@ -53,6 +53,15 @@ const GEO_HEADERS = (required: boolean): HeaderSpec[] => [
   { name: 'X-Long', description: 'Longitude in decimal degrees, when geo_code is "true".', schema: { type: 'string' }, example: '2.3522' },
 ];
 
+/** The features that read balances: which token accounts count (docs/features.md, "Which token accounts count"). */
+const SCOPE: HeaderSpec = {
+  name: 'scope',
+  description:
+    '"all": every token account the wallet owns counts; "ata": its associated token accounts only — faster, and a holder who keeps a token in another account passes a deny condition anyway. Absent: HOLDINGS_SCOPE (default "all") for deny conditions, the associated token accounts for positive ones.',
+  schema: { type: 'string', enum: ['all', 'ata'] },
+  example: 'all',
+};
+
 /** docs/api.md §5, one row per feature. */
 const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
   blacklist: [
@@ -70,6 +79,7 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
       json: { type: 'object', additionalProperties: AMOUNT, maxProperties: 100 },
       example: '{"DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263":"1000000000"}',
     },
+    SCOPE,
     ...GEO_HEADERS(true),
   ],
   timelock: [
@@ -81,6 +91,7 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
       requiredToSignIn: true,
       schema: NUMBER_TEXT,
     },
+    SCOPE,
     ...GEO_HEADERS(false),
   ],
   multitoken: [
@@ -95,6 +106,7 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
       description: '"ALL" (default): every requirement; "ANY": at least one; an integer N: at least N.',
       schema: { type: 'string', pattern: '^(ALL|ANY|[0-9]+)$' },
     },
+    SCOPE,
     ...GEO_HEADERS(false),
   ],
   activity: [
@@ -120,6 +132,7 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
         minProperties: 1,
       },
     },
+    SCOPE,
     ...GEO_HEADERS(false),
   ],
   nodebt: [

@@ -5,6 +5,8 @@
  *   GET  /__localnet/stats          → {httpRequests, calls, requestsWith, rateLimited, connections}
  *   POST /__localnet/reset-stats    → {ok:true}
  *   POST /__localnet/fault          {mode, methods?, count?, variant?} → the fault now set
+ *   POST /__localnet/tamper         {kind, addresses? | wallet?, length?} → the tampered-accounts fault
+ *                                   now set (tamper.ts); {} or {kind:"none"} clears it
  *   POST /__localnet/provider       {latencyMs?, requestsPerSecond?} → the provider simulation now set
  *                                   (provider.ts: latency of every answer, 429 above the rate; 0 = off)
  *   POST /__localnet/ledger         {slotsBehind?, laggingMethods?, honoursMinContextSlot?,
@@ -26,6 +28,7 @@ import type { FaultInjector, FaultSpec } from './faults.js';
 import type { BlockClock } from './blocks.js';
 import type { NodeLedger } from './ledger.js';
 import type { ProviderSimulation } from './provider.js';
+import type { AccountTamper, TamperSpec } from './tamper.js';
 import { solTransfer } from './recipes.js';
 import type { ChainState, TokenProgramName } from './state.js';
 import type { Counters } from './stats.js';
@@ -39,6 +42,7 @@ const MAX_ADVANCE = 1_000_000;
 interface AdminContext {
   state: ChainState;
   faults: FaultInjector;
+  tamper: AccountTamper;
   counters: Counters;
   provider: ProviderSimulation;
   blocks: BlockClock;
@@ -110,6 +114,10 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx
       case 'fault':
         ctx.faults.set(body as unknown as FaultSpec);
         return reply(res, 200, ctx.faults.current());
+      case 'tamper':
+        if (body.kind === undefined || body.kind === 'none') ctx.tamper.clear();
+        else ctx.tamper.set(body as unknown as TamperSpec);
+        return reply(res, 200, { tamper: ctx.tamper.current() });
       case 'provider':
         try {
           return reply(res, 200, ctx.provider.set(body));

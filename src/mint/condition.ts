@@ -1,6 +1,7 @@
 import type { ChainReader } from '../chain/types.js';
 import { walletHoldings } from '../chain/wallet-holdings.js';
 import type { Config } from '../config.js';
+import { featureHoldingsPlan } from '../features/lib/holdings-plan.js';
 import { FEATURES } from '../features/registry.js';
 import { checkLocation } from '../geo/locate.js';
 import { evaluateRule } from '../rules/evaluate.js';
@@ -34,9 +35,9 @@ export async function checkCondition(condition: MintCondition, wallet: { address
   const { policy } = condition;
   const module = FEATURES[policy.feature];
   const heldMints = module.heldMints?.(policy.params) ?? [];
-  const tokenAccounts = module.readsTokenAccounts?.(policy.params) ?? false;
   const { chain, config, now, deadlineMs } = environment;
-  const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts }, config.holdingsScope);
+  // The same plan a sign-in makes (src/gate/pipeline.ts featureCheck): deny conditions count every token account.
+  const holdings = walletHoldings(chain, wallet.address, featureHoldingsPlan(module, policy.params, heldMints, config.holdingsScope));
   await module.check(wallet.address, policy.params, { chain, holdings, config, now, deadlineMs });
   checkLocation({ ...policy.geo, latitude: environment.latitude, longitude: environment.longitude });
 }

@@ -27,17 +27,18 @@ const getMint = (...args: Parameters<typeof getMintReply>): Promise<MintReply> =
 
 beforeAll(async () => {
   launch = await startMintLaunch({
-    tokens: { genesis: 'token', t22: 'token2022', tiny: 'token', later: 'token', over: 'token' },
+    tokens: { genesis: 'token', t22: 'token2022', tiny: 'token', later: 'token', over: 'token', byfeature: 'token' },
     mints: (m) => ({
       genesis: { rule: 'launch', signer: 'signer.json', program: 'spl-token', mint: m.genesis!.toBase58(), amount: '1', supply: 5000, allow_programs: ['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'] },
       t22: { rule: 'launch', signer: 'signer.json', program: 'token-2022', mint: m.t22!.toBase58(), amount: '3', per_wallet: 2 },
       tiny: { rule: 'launch', signer: 'signer.json', program: 'spl-token', mint: m.tiny!.toBase58(), amount: '1', supply: 1 },
       later: { rule: 'launch', signer: 'signer.json', program: 'spl-token', mint: m.later!.toBase58(), amount: '1', start: new Date(Date.now() + HOUR).toISOString() },
       over: { rule: 'launch', signer: 'signer.json', program: 'spl-token', mint: m.over!.toBase58(), amount: '1', end: new Date(Date.now() - HOUR).toISOString() },
+      byfeature: { feature: 'blacklist', policy: 'launch', signer: 'signer.json', program: 'spl-token', mint: m.byfeature!.toBase58(), amount: '1' },
     }),
   });
   const served = (await (await fetch(`${launch.gateUrl}/openapi.json`)).json()) as any;
-  expect(served.paths['/x404_mint/{name}'].parameters[0].schema.enum).toEqual(['genesis', 'later', 'over', 't22', 'tiny']);
+  expect(served.paths['/x404_mint/{name}'].parameters[0].schema.enum).toEqual(['byfeature', 'genesis', 'later', 'over', 't22', 'tiny']);
   openapi = documentCheck(served);
 });
 afterAll(async () => {
@@ -124,6 +125,20 @@ describe('POST /x404_mint/<name>', () => {
     expect((await postMint(launch.gateUrl, 't22', await build(100_002))).body.error).toBe('MINT_LIMIT_REACHED');
     await waitConfirmed(launch.localnet.url, [first.body.signature, second.body.signature]);
     expect(await ataBalance(wallet.publicKey, launch.mints.t22!, TOKEN_2022_PROGRAM)).toBe(6n);
+  });
+
+  it('a banned mint kept outside the wallet\'s ATA is seen: refused under the rule and under a feature + policy condition', async () => {
+    // The deny condition counts every token account the wallet owns (HOLDINGS_SCOPE=all), as a sign-in does.
+    const wallet = await fundedWallet(launch.localnet.url, Keypair.fromSecretKey(demoWallet('banned-nonata').secretKey));
+    await settled();
+    for (const name of ['genesis', 'byfeature']) {
+      const { blockhash } = await latestBlockhash(launch.localnet.url);
+      const reply = await postMint(launch.gateUrl, name, buildTokenMint({ payer: wallet, gate: gate(), mint: launch.mints[name]!, amount: 1n, blockhash }));
+      expect(reply.status, `${name}: ${JSON.stringify(reply.body)}`).toBe(500);
+      expect(reply.body.error).toBe('HOLDS_BANNED_TOKEN');
+      expect(reply.body.signature).toBeUndefined();
+      expect(await reserved(name)).toBe(0);
+    }
   });
 
   it('a wallet that fails the rule gets the rule\'s refusal and no signature', async () => {
@@ -312,7 +327,7 @@ describe('POST /x404_mint/<name>', () => {
 describe('a chain or a store that cannot be read: 503, never a co-signature, nothing reserved', () => {
   const faults: [string, Record<string, unknown>][] = [
     ['the blockhash check', { mode: 'http500', methods: ['isBlockhashValid'], count: 20 }],
-    ['the rule\'s reads', { mode: 'malformed', methods: ['getMultipleAccounts'], count: 20 }],
+    ['the rule\'s reads', { mode: 'malformed', methods: ['getMultipleAccounts', 'getTokenAccountsByOwner'], count: 20 }],
     ['the simulation (the reservation is released)', { mode: 'http500', methods: ['simulateTransaction'], count: 20 }],
   ];
   for (const [what, fault] of faults) {
