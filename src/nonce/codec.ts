@@ -216,8 +216,10 @@ export class NonceCodec {
   private refuseWhileUnavailable(): void {
     const why = this.unavailable();
     if (why !== undefined) {
+      // nonceSpent: this nonce (or the one asked for) is untouched: the same request may be sent again.
       throw new GateError(503, 'UPSTREAM_UNAVAILABLE', `This instance serves no nonces or logins while ${why}; no token was issued. Retry shortly.`, {
         headers: { 'Retry-After': '5' },
+        extra: { nonceSpent: false },
       });
     }
   }
@@ -283,5 +285,6 @@ function superseded(): GateError {
 function nonceStoreUnavailable(): GateError {
   return new GateError(503, 'UPSTREAM_UNAVAILABLE', 'The nonce store is unavailable, so the nonce cannot be checked; no token was issued. Retry shortly.', {
     headers: { 'Retry-After': '2' },
+    extra: { nonceSpent: false },
   });
 }

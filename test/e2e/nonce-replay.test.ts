@@ -215,8 +215,10 @@ describe('Redis: gates whose clocks are 5 minutes apart', () => {
     expect(nonce.body.message).toMatch(/clock is 300\.\d s behind/);
     expect(Number(nonce.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(nonce.headers.get('x-404-nonce')).toBeNull();
+    expect(nonce.body.nonceSpent).toBe(false);
     const login = await send(behind, signedLogin(newWallet(), await nonceFrom(onTime)));
     expect(login.status).toBe(503);
+    expect(login.body).toMatchObject({ error: 'UPSTREAM_UNAVAILABLE', nonceSpent: false });
     expect(login.body.token).toBeUndefined();
   });
 
