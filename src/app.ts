@@ -88,6 +88,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
     now,
     onEpochsRenewed: (buckets) =>
       logger.warn({ buckets }, 'nonce store lost spent nonces (flush, restart, failover or eviction): new epochs begun; nonces issued before answer NONCE_EXPIRED'),
+    onClockSetBack: (stepMs) => logger.warn({ stepMs }, 'wall clock set back beyond MAX_CLOCK_SKEW_MS: new nonce epoch; nonces issued before answer NONCE_EXPIRED'),
   });
   const consumedNonces = nonces.store;
   const rateLimiter = createRateLimiter(config, redis, {

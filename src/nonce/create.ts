@@ -23,6 +23,8 @@ export interface NonceBookkeepingOptions {
   now: () => number;
   /** Told when the store is found to have lost spent nonces (their epochs were replaced). */
   onEpochsRenewed?: (buckets: number) => void;
+  /** Without Redis: told when the wall clock was set back by more than MAX_CLOCK_SKEW_MS (a new epoch began). */
+  onClockSetBack?: (stepMs: number) => void;
 }
 
 /**
@@ -33,11 +35,11 @@ export interface NonceBookkeepingOptions {
 export async function createNonceBookkeeping(
   config: Pick<Config, 'jwtSecret' | 'nonceTtlSeconds' | 'maxClockSkewMs' | 'redisKeyPrefix'>,
   redis: RedisClient | undefined,
-  { now, onEpochsRenewed }: NonceBookkeepingOptions,
+  { now, onEpochsRenewed, onClockSetBack }: NonceBookkeepingOptions,
 ): Promise<NonceBookkeeping> {
   const { jwtSecret, nonceTtlSeconds, maxClockSkewMs } = config;
   if (redis === undefined) {
-    const codec = new NonceCodec(jwtSecret, nonceTtlSeconds, { now, maxClockSkewMs, epochs: new ProcessEpochs(maxClockSkewMs, now()), legacy: 'refuse' });
+    const codec = new NonceCodec(jwtSecret, nonceTtlSeconds, { now, maxClockSkewMs, epochs: new ProcessEpochs(maxClockSkewMs, now(), onClockSetBack), legacy: 'refuse' });
     const store = new MemoryNonceStore(10_000, now, maxClockSkewMs);
     return {
       codec,

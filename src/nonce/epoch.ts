@@ -71,6 +71,8 @@ export class ProcessEpochs implements NonceEpochs {
   constructor(
     private readonly stepToleranceMs: number,
     nowMs: number,
+    /** Told when a clock set back by more than the tolerance began a new epoch (by how much, ms). */
+    private readonly onSetBack?: (stepMs: number) => void,
   ) {
     this.epoch = this.begin(nowMs);
     this.known = { epoch: this.epoch, current: true };
@@ -97,9 +99,11 @@ export class ProcessEpochs implements NonceEpochs {
   private observe(nowMs: number): void {
     if (nowMs > this.highestMs) this.highestMs = nowMs;
     else if (nowMs < this.highestMs - this.stepToleranceMs) {
+      const stepMs = this.highestMs - nowMs;
       this.epoch = this.begin(nowMs);
       this.known = { epoch: this.epoch, current: true };
       this.highestMs = nowMs;
+      this.onSetBack?.(stepMs);
     }
   }
 

@@ -231,7 +231,8 @@ describe('nonce epochs', () => {
 
   it('of the process: the wall clock set back by more than the tolerance begins a new epoch; less does not', () => {
     let now = 1_700_000_000_000;
-    const epochs = new ProcessEpochs(30_000, now);
+    const steps: number[] = [];
+    const epochs = new ProcessEpochs(30_000, now, (stepMs) => steps.push(stepMs));
     const codec = new NonceCodec(SECRET, 300, { now: () => now, epochs, maxClockSkewMs: 30_000 });
     const { nonce } = codec.issue('age');
     now -= 30_000;
@@ -244,6 +245,7 @@ describe('nonce epochs', () => {
     expect(codeOf(() => codec.accept(nonce, 'age'))).toBe('NONCE_EXPIRED');
     expect(codeOf(() => codec.accept(issuedWhileBack.nonce, 'age'))).toBe('NONCE_EXPIRED');
     expect(epochs.epochsBegun).toBe(2);
+    expect(steps).toEqual([30_001]);
     expect(codeOf(() => codec.accept(codec.issue('age').nonce, 'age'))).toBeUndefined();
     // A step forward is harmless: nonces only look older.
     const fresh = codec.issue('age').nonce;

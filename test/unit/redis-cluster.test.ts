@@ -4,6 +4,7 @@ import { createRedisClient, closeRedisClient, waitForRedis, type RedisClient } f
 import { NonceCodec, type AcceptedNonce } from '../../src/nonce/codec.js';
 import { EPOCH_BUCKETS, RedisNonceEpochs } from '../../src/nonce/redis-epochs.js';
 import { createRedisNonceStore } from '../../src/nonce/redis-store.js';
+import { StoreClockWatch } from '../../src/nonce/store-clock.js';
 import { createRedisRateLimiter } from '../../src/ratelimit/redis-limiter.js';
 import { startPrivateRedisCluster, type PrivateRedisCluster } from '../helpers/private-redis.js';
 
@@ -87,6 +88,16 @@ describe('Redis Cluster mode (private three-node cluster)', () => {
       if (shard === 0) expect(replay).toBe('superseded');
       else expect(replay).toBe('reused');
     }
+  });
+
+  it('measures this instance\'s clock against the cluster\'s (TIME on any node)', async () => {
+    const onTime = new StoreClockWatch(instanceA, 30_000);
+    await onTime.measure();
+    expect(Math.abs(onTime.offsetMs!)).toBeLessThan(1000);
+    expect(onTime.describe()).toBe('ok');
+    const behind = new StoreClockWatch(instanceA, 30_000, () => Date.now() - 300_000);
+    await behind.measure();
+    expect(behind.problem()).toMatch(/^its clock is 300\.\d s behind the nonce store's/);
   });
 
   it('shares the rate limit across two cluster clients (script on a hash-tagged key)', async () => {
