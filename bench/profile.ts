@@ -86,7 +86,7 @@ async function profileScenario(scenario: string, workerThreads: number | undefin
     const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads, cpuProfileDir: dir });
     try {
       // Nonces come from the profiled gate itself: another process's would be of another epoch of
-      // the memory store (src/nonce/epoch.ts). Issuing them costs ~2 µs each, beside ~100 µs a login.
+      // the memory store (src/nonce/epoch.ts). Issuing one costs a few µs, beside ~100 µs a login.
       const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
       if (scenario !== 'nonce') await warmUp(ctx);
       const shape = { connections: 64, durationSec: 8, workerThreads: String(workerThreads ?? 'default') };

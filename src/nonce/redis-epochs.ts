@@ -73,7 +73,9 @@ export class RedisNonceEpochs implements NonceEpochs {
   private ticks = 0;
   private readonly onReady = (): void => {
     this.checkedSinceConnect = false;
-    void this.refreshAll().catch(() => undefined);
+    // A read begun before the connection dropped does not count: read again after it.
+    if (this.refreshing === undefined) void this.refreshAll().catch(() => undefined);
+    else this.refreshAgain ??= 'after the current one';
   };
   /** False from a (re)connection until every bucket's epoch was read again. */
   checkedSinceConnect = false;

@@ -12,7 +12,13 @@ import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.j
 
 const SHARED_REDIS = 'redis://127.0.0.1:6379';
 const SECRET = 'redis-store-test-secret-0123456789abcdef';
-const testPrefix = (): string => `x404test:${randomBytes(6).toString('hex')}:`;
+const usedPrefixes: string[] = [];
+/** A prefix of its own per test (deleted after the suite: every instance writes its 256 buckets, kept 2 days otherwise). */
+const testPrefix = (): string => {
+  const prefix = `x404test:${randomBytes(6).toString('hex')}:`;
+  usedPrefixes.push(prefix);
+  return prefix;
+};
 
 async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, tries = 200): Promise<T> {
   let last: T | undefined;
@@ -99,6 +105,11 @@ describe('Redis consumed-nonce store (shared Redis)', () => {
     raw = new Redis(SHARED_REDIS);
   });
   afterAll(async () => {
+    for (const created of instances) created.epochs.close();
+    for (const prefix of usedPrefixes) {
+      const keys = await raw.keys(`${prefix}*`);
+      if (keys.length > 0) await raw.del(...keys);
+    }
     await Promise.all(clients.map(closeRedisClient));
     raw.disconnect();
   });
