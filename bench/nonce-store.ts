@@ -28,7 +28,7 @@ async function run(seconds: number): Promise<void> {
     now += 1000;
     const ids = Array.from({ length: rate }, () => randomBytes(16).toString('base64url'));
     const started = performance.now();
-    for (const id of ids) await store.consume(id, now + ttlMs);
+    for (const id of ids) await store.consume({ id, issuedAtMs: now, expiresAtMs: now + ttlMs, epoch: '', legacy: false });
     consumeMs += performance.now() - started;
     consumed += rate;
     if (now % SWEEP_MS < 1000) {

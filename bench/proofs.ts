@@ -37,7 +37,8 @@ function perOp(count: number, op: () => unknown): number {
 process.stdout.write(`${'sign mode'.padEnd(12)} ${'read + check'.padStart(14)} ${'verify'.padStart(10)}   (µs per login, ${iterations} iterations)\n`);
 for (const mode of SIGN_MODES) {
   const { nonce } = nonces.issue('blacklist');
-  const accepted: AcceptedNonce = nonces.accept(nonce, 'blacklist');
+  // The process epoch: accept() answers synchronously.
+  const accepted = nonces.accept(nonce, 'blacklist') as AcceptedNonce;
   const headers = new Map(Object.entries(loginHeadersFor(wallet!, nonce, mode, {})).map(([name, value]) => [name.toLowerCase(), value]));
   const context = { feature: 'blacklist', path: '/x404_auth/blacklist', headers, wallet: { address: wallet!.address, publicKey: wallet!.publicKey }, nonce, accepted, config, nowMs: Date.now() };
   const read = perOp(iterations, () => readProof(mode, context));

@@ -17,12 +17,6 @@ export interface BenchContext {
   policy: Record<string, string>;
   /** Re-authentication tokens, one per wallet, filled by warmUp. */
   tokens: string[];
-  /**
-   * Where logins get their nonces (default: the gate itself). A second gate with the same secret
-   * issues nonces the first accepts; the profiler uses one so that preparing logins stays out of
-   * the profile.
-   */
-  nonceSource?: Child;
 }
 
 export interface ScenarioResult {
@@ -150,7 +144,7 @@ export async function prepareLogins(
   mode: BenchSignMode = 'challenge',
   target = FEATURE,
 ): Promise<Record<string, string>[]> {
-  const nonces = await collectNonces((ctx.nonceSource ?? ctx.gate).url, count, target);
+  const nonces = await collectNonces(ctx.gate.url, count, target);
   const signed = await signLogins(
     nonces.map((nonce, i) => ({ seed: seeds[i % seeds.length]!, nonce })),
     mode,

@@ -5,10 +5,7 @@ import type { Config } from './config.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { startServer, type ExtraRoute, type GateServer } from './http/server.js';
 import { Metrics } from './metrics/metrics.js';
-import { NonceCodec } from './nonce/codec.js';
-import { MemoryNonceStore } from './nonce/memory-store.js';
-import { createRedisNonceStore } from './nonce/redis-store.js';
-import type { ConsumedNonceStore } from './nonce/store.js';
+import { createNonceBookkeeping } from './nonce/create.js';
 import { createRateLimiter } from './ratelimit/create.js';
 import { closeRedisClient, createRedisClient, waitForRedis, type RedisClient } from './redis/client.js';
 import { createSignatureVerifier } from './signature/verifier.js';
@@ -95,9 +92,13 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
   if (redis && !(await waitForRedis(redis, 5000))) {
     logger.warn('redis not reachable yet; logins answer 503 until it is');
   }
-  const consumedNonces: ConsumedNonceStore = redis
-    ? createRedisNonceStore(redis, { keyPrefix: config.redisKeyPrefix })
-    : new MemoryNonceStore();
+  const nonces = await createNonceBookkeeping(config, redis, {
+    now,
+    onEpochsRenewed: (buckets) =>
+      logger.warn({ buckets }, 'nonce store lost spent nonces (flush, restart, failover or eviction): new epochs begun; nonces issued before answer NONCE_EXPIRED'),
+    onClockSetBack: (stepMs) => logger.warn({ stepMs }, 'wall clock set back beyond MAX_CLOCK_SKEW_MS: new nonce epoch; nonces issued before answer NONCE_EXPIRED'),
+  });
+  const consumedNonces = nonces.store;
   const rateLimiter = createRateLimiter(config, redis, {
     onFallbackChange: (fallback, error) =>
       logger.warn({ err: error?.message }, fallback ? 'rate limiter: Redis unavailable, limiting per instance' : 'rate limiter: back on Redis'),
@@ -105,6 +106,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
   const signatures = createSignatureVerifier({ threads: config.workerThreads, maxBatch: config.verifyBatchSize });
   const metrics = new Metrics();
   metrics.setQueueDepthSource(() => signatures.queueDepth());
+  metrics.setClockOffsetSource(() => nonces.clockOffsetMs());
   const chain = createChainReader(config, {
     observer: {
       rpcCall: (method) => metrics.countRpcCall(method),
@@ -115,7 +117,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
   });
   const deps: GateDependencies = {
     config,
-    nonces: new NonceCodec(config.jwtSecret, config.nonceTtlSeconds, now),
+    nonces: nonces.codec,
     consumedNonces,
     signatures,
     tokens,
@@ -164,8 +166,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
         },
         mint: { maxBodyBytes: MAX_MINT_BODY_BYTES, describe: (name) => mints.describe(name), cosign: (name, body, headers) => mints.cosign(name, body, headers) },
         async health() {
-          const nonceStore = await consumedNonces.health().catch((error: Error) => error.message);
-          return { checks: { nonceStore } };
+          return { checks: await nonces.checks() };
         },
       },
     },
@@ -200,7 +201,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
     async stop() {
       tracker.stop();
       await server.shutdown(config.shutdownTimeoutMs);
-      await Promise.allSettled([signatures.close(), chain.close(), consumedNonces.close(), rateLimiter?.close()]);
+      await Promise.allSettled([signatures.close(), chain.close(), nonces.close(), rateLimiter?.close()]);
       if (redis) await closeRedisClient(redis);
     },
   };

@@ -19,6 +19,11 @@ export interface Config {
   mechanism: string;
   nonceTtlSeconds: number;
   /**
+   * How far this instance's clock may be from the nonce store's (Redis TIME) before it serves no
+   * nonces or logins (503); also bounds clock steps and issue times (src/nonce/store-clock.ts).
+   */
+  maxClockSkewMs: number;
+  /**
    * What a deny condition (blacklist, holdings under a rule's `not`) counts when its policy names no
    * `scope`: `all`, every token account the wallet owns; `ata`, its associated token accounts only
    * (faster, bypassable). src/chain/wallet-holdings.ts.
@@ -340,6 +345,7 @@ export function loadConfig(env: Env = process.env): Config {
     rpcUrls: urlList(env, 'SOLANA_RPC_URL'),
     mechanism,
     nonceTtlSeconds: integer(env, 'NONCE_TTL_SECONDS', 300, 1, 86_400),
+    maxClockSkewMs: integer(env, 'MAX_CLOCK_SKEW_MS', 30_000, 1000, 600_000),
     holdingsScope: oneOf(env, 'HOLDINGS_SCOPE', 'all', ['all', 'ata'] as const),
     redisUrl,
     redisCluster: oneOf(env, 'REDIS_CLUSTER', 'false', ['true', 'false'] as const) === 'true',
@@ -355,7 +361,7 @@ export function loadConfig(env: Env = process.env): Config {
     rpcRetries: integer(env, 'RPC_RETRIES', 2, 0, 10),
     rpcHedgeMs: integer(env, 'RPC_HEDGE_MS', 300, 0, 60_000),
     // At most 60 s: a released nonce must still be held when its login lets go of it (the Redis
-    // entry outlives the nonce by 60 s, src/nonce/redis-store.ts).
+    // record outlives the nonce by 2 × MAX_CLOCK_SKEW_MS, 60 s by default, src/nonce/redis-scripts.ts).
     loginTimeoutMs: integer(env, 'LOGIN_TIMEOUT_MS', 8000, 500, 60_000),
     rpcCommitment: oneOf(env, 'RPC_COMMITMENT', 'confirmed', ['processed', 'confirmed', 'finalized'] as const),
     maxHeaderBytes: integer(env, 'MAX_HEADER_BYTES', 32_768, 1024, 1_048_576),

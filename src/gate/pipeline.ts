@@ -9,8 +9,8 @@ import type { FeatureName } from '../features/names.js';
 import type { HeaderBag } from '../lib/header-values.js';
 import { checkLocation, type GeoPolicy } from '../geo/locate.js';
 import { sessionCookie } from '../http/cookie.js';
-import type { NonceCodec } from '../nonce/codec.js';
-import { NonceStoreUnavailable, type ConsumedNonceStore } from '../nonce/store.js';
+import type { AcceptedNonce, NonceCodec } from '../nonce/codec.js';
+import { NonceStoreUnavailable, type ConsumedNonceStore, type SpendOutcome } from '../nonce/store.js';
 import { policyHeadersOf } from '../policy/headers.js';
 import { parsePolicyHeaders } from '../policy/parse-headers.js';
 import { resolvePolicy } from '../policy/resolve.js';
@@ -221,12 +221,13 @@ async function login(request: AuthRequest, deps: GateDependencies, run: LoginRun
   const mode = signModeOf(headers, deps.config);
 
   const nonce = headers.get('x-404-nonce') as string;
-  const accepted = deps.nonces.accept(nonce, feature);
+  // Synchronous unless the nonce names a store epoch this instance has not learnt yet.
+  const accepted = await deps.nonces.accept(nonce, feature);
   const proof = readProof(mode, { feature, path: request.path, headers, wallet, nonce, accepted, config: deps.config, nowMs: deps.now() });
   const checked = check.start(wallet, deps.chain.withDeadline(run.workDeadline), deps, run.workDeadline);
   await verifySignature(proof, wallet, check.verifyTaskMints, deps);
   run.stillWanted();
-  await spendNonce(accepted.id, accepted.expiresAtMs, deps, run);
+  await spendNonce(accepted, deps, run);
   run.stillWanted();
 
   const passed = await checked();
@@ -349,12 +350,12 @@ async function verifySignature(proof: Proof, wallet: Wallet, mints: readonly str
 }
 
 /** Records in `run` what happened to the nonce, so a later 503 can say whether it is spent (and release it). */
-async function spendNonce(id: string, expiresAtMs: number, { consumedNonces, metrics }: GateDependencies, run: LoginRun): Promise<void> {
-  let firstUse: boolean;
+async function spendNonce(nonce: AcceptedNonce, { consumedNonces, metrics, nonces }: GateDependencies, run: LoginRun): Promise<void> {
+  let outcome: SpendOutcome;
   run.nonce = 'spending';
   try {
-    firstUse = await consumedNonces.consume(id, expiresAtMs);
-    metrics?.countNonceStoreOp('consume', firstUse ? 'first' : 'reused');
+    outcome = await consumedNonces.consume(nonce);
+    metrics?.countNonceStoreOp('consume', outcome === 'spent' ? 'first' : outcome);
   } catch (error) {
     run.nonce = error instanceof NonceStoreUnavailable && !error.mayHaveSpent ? 'unspent' : 'unknown';
     metrics?.countNonceStoreOp('consume', 'error');
@@ -363,12 +364,12 @@ async function spendNonce(id: string, expiresAtMs: number, { consumedNonces, met
       headers: { 'Retry-After': '2' },
     });
   }
-  if (!firstUse) {
+  if (outcome !== 'spent') {
     run.nonce = 'unspent';
-    throw new GateError(401, 'NONCE_REUSED', 'Nonce was already used; request a new one');
+    throw nonces.spendRefusal(outcome);
   }
   run.nonce = 'spent';
-  run.nonceId = id;
+  run.nonceId = nonce.id;
 }
 
 /** `pol` is the digest of what was checked; `pnm` a named policy, `rul` a rule; `sgm` how the wallet signed, beyond the challenge. */

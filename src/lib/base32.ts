@@ -2,7 +2,7 @@
  * RFC 4648 base32 in lower case and without padding: the nonce's text form. Its alphabet
  * (a–z, 2–7) is alphanumeric, which Sign In With Solana requires of a nonce (EIP-4361:
  * `nonce = 8*( ALPHA / DIGIT )`, and wallets such as Phantom check it), where base64url's `-` and
- * `_` are not. 5 bits a character: 38 bytes → 61 characters, within docs/api.md §3's 64.
+ * `_` are not. 5 bits a character: 40 bytes → 64 characters, docs/api.md §3's limit.
  *
  * Decoding is canonical: the unused low bits of the last character must be zero, so one byte
  * string has exactly one text form. Test vectors (RFC 4648 §10) in test/unit/base32.test.ts.

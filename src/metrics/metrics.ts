@@ -64,7 +64,7 @@ export class Metrics {
 
   private readonly nonceStoreOps = new Counter({
     name: 'x404_nonce_store_operations_total',
-    help: 'Single-use nonce bookkeeping, by operation and result (consume: first|reused|error; release: ok|error)',
+    help: 'Single-use nonce bookkeeping, by operation and result (consume: first|reused|expired|superseded|future|error; release: ok|error)',
     labelNames: ['op', 'result'] as const,
     registers: [this.registry],
   });
@@ -98,6 +98,7 @@ export class Metrics {
   });
 
   private queueDepthSource: () => number = () => 0;
+  private clockOffsetSource: () => number | undefined = () => undefined;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const source = () => this.queueDepthSource();
@@ -107,6 +108,16 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(source());
+      },
+    });
+    const clockOffset = () => this.clockOffsetSource();
+    new Gauge({
+      name: 'x404_clock_offset_seconds',
+      help: "This instance's clock minus the nonce store's (Redis TIME); beyond MAX_CLOCK_SKEW_MS it serves no nonces or logins. NaN without Redis or before the first measurement",
+      registers: [this.registry],
+      collect() {
+        const offsetMs = clockOffset();
+        this.set(offsetMs === undefined ? Number.NaN : offsetMs / 1000);
       },
     });
     // Process CPU, memory, event-loop lag and GC: what an operator looks at first.
@@ -197,7 +208,7 @@ export class Metrics {
     this.multipleAccountsBatch.observe(accounts);
   }
 
-  /** op: consume, release, health; result: first, reused, error, ok. */
+  /** op: consume, release, health; result: first, reused, expired, superseded, future, error, ok. */
   countNonceStoreOp(op: string, result: string): void {
     const key = `${op} ${result}`;
     let counter = this.nonceStoreCounters.get(key);
@@ -223,6 +234,11 @@ export class Metrics {
 
   countMintSettled(mint: string, outcome: 'confirmed' | 'expired' | 'failed', count: number): void {
     this.mintSettled.inc({ mint, outcome }, count);
+  }
+
+  /** The nonce store's clock watch (src/nonce/store-clock.ts): local minus Redis, ms; read at each scrape. */
+  setClockOffsetSource(source: () => number | undefined): void {
+    this.clockOffsetSource = source;
   }
 
   /** The worker pool tells how many tasks wait (e.g. `() => pool.queueSize`); read at each scrape. */

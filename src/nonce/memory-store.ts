@@ -1,5 +1,6 @@
+import { DEFAULT_MAX_CLOCK_SKEW_MS } from './codec.js';
 import { IdSet } from './id-set.js';
-import type { ConsumedNonceStore } from './store.js';
+import type { ConsumedNonceStore, SpendableNonce, SpendOutcome } from './store.js';
 
 /**
  * In-process single-use bookkeeping (one instance; set REDIS_URL to share across instances).
@@ -14,23 +15,36 @@ import type { ConsumedNonceStore } from './store.js';
  * every growth of it rehashed all its entries at once — pauses that landed in the logins' p99
  * under a sustained launch. A nonce's id and expiry come from the same authenticated nonce
  * (src/nonce/codec.ts), so a replay always lands in the bucket of the first use.
+ *
+ * Forgetting is judged on the clock that judges a nonce's age (the codec's), and an entry is kept
+ * `keepAfterExpiryMs` (MAX_CLOCK_SKEW_MS) beyond its nonce's expiry: a wall clock set back by up to
+ * that much cannot make a forgotten nonce young again, and a larger step begins a new epoch of the
+ * process (src/nonce/epoch.ts ProcessEpochs), under which the forgotten nonces answer NONCE_EXPIRED.
+ * What a restart forgets is covered the same way: the new process is a new epoch.
  */
 export class MemoryNonceStore implements ConsumedNonceStore {
-  /** floor(expiresAtMs / bucketMs) → ids of consumed nonces expiring in that slot. */
+  /** floor((expiresAtMs + keepAfterExpiryMs) / bucketMs) → ids of consumed nonces forgettable in that slot. */
   private readonly buckets = new Map<number, IdSet>();
   private readonly sweepTimer: NodeJS.Timeout;
 
   constructor(
     private readonly bucketMs = 10_000,
     private readonly now: () => number = Date.now,
+    private readonly keepAfterExpiryMs = DEFAULT_MAX_CLOCK_SKEW_MS,
   ) {
     if (!Number.isInteger(bucketMs) || bucketMs < 1) throw new RangeError('bucketMs must be a positive integer');
     this.sweepTimer = setInterval(() => this.sweep(), bucketMs);
     this.sweepTimer.unref();
   }
 
-  async consume(nonceId: string, expiresAtMs: number): Promise<boolean> {
-    const slot = Math.floor(expiresAtMs / this.bucketMs);
+  /** The codec has checked the nonce's epoch and age on the same clock; what is left is prior use. */
+  async consume({ id, expiresAtMs }: SpendableNonce): Promise<SpendOutcome> {
+    return this.add(id, expiresAtMs) ? 'spent' : 'reused';
+  }
+
+  /** Marks `nonceId` as used until `expiresAtMs` (plus the margin); false when it already was. */
+  add(nonceId: string, expiresAtMs: number): boolean {
+    const slot = Math.floor((expiresAtMs + this.keepAfterExpiryMs) / this.bucketMs);
     let ids = this.buckets.get(slot);
     if (ids === undefined) {
       ids = new IdSet();
@@ -65,7 +79,7 @@ export class MemoryNonceStore implements ConsumedNonceStore {
     return total;
   }
 
-  /** Drops the buckets whose slot has ended: each of their nonces has expired. */
+  /** Drops the buckets whose slot has ended: each of their nonces has expired (and the margin passed). */
   sweep(): void {
     const now = this.now();
     for (const slot of this.buckets.keys()) {

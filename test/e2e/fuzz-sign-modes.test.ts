@@ -155,13 +155,17 @@ function decode58(text: string | undefined): Uint8Array | undefined {
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
-/** The 38 bytes of a nonce in either spelling the gate reads (canonical lower-case base32, or base64url), else undefined. */
+/**
+ * The bytes of a nonce in a spelling the gate reads (canonical lower-case base32: 64 characters, or
+ * an earlier version's 61; or an earlier version's 51 of base64url), else undefined. Each starts
+ * with its issue time (6 bytes).
+ */
 function nonceBytes(text: string): Buffer | undefined {
   if (text.length === 51 && /^[A-Za-z0-9_-]+$/.test(text)) {
     const bytes = Buffer.from(text, 'base64url');
     return bytes.toString('base64url') === text ? bytes : undefined;
   }
-  if (text.length !== 61) return undefined;
+  if (text.length !== 64 && text.length !== 61) return undefined;
   const out: number[] = [];
   let buffer = 0;
   let bits = 0;

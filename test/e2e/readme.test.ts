@@ -250,7 +250,7 @@ describe('the examples of README.md and docs/', () => {
       expect(run.code, `${example.file}\n${run.output}`).toBe(0);
       output += run.output;
     }
-    expect(output).toMatch(/^x-404-nonce: [a-z0-9]{61}\r?$/im);
+    expect(output).toMatch(/^x-404-nonce: [a-z0-9]{64}\r?$/im);
     expect(output).toContain('"status":"nonce_ready"');
     expect(output).toMatch(new RegExp(`"sub": "${CLEAN}"`));
 

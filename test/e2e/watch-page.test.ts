@@ -93,7 +93,7 @@ describe('the watch page of npm run dev, in chromium', () => {
     expect(await stepState('nonce')).toBe('done');
     expect(await text('.step[data-step="nonce"] .summary')).toContain('HTTP 200');
     const nonce = await text('.step[data-step="nonce"] code.nonce');
-    expect(nonce).toMatch(/^[a-z0-9]{61}$/);
+    expect(nonce).toMatch(/^[a-z0-9]{64}$/);
 
     const challenge = await page.getAttribute('pre.challenge', 'data-value');
     expect(challenge).toBe(`CHALLENGE::${nonce}::/x404_auth/blacklist::SERVICE404_BLACKLIST`);

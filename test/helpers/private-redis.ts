@@ -4,7 +4,10 @@ import { once } from 'node:events';
 
 /**
  * A throw-away redis-server on a free loopback port, for tests that take Redis away (outage) and
- * bring it back. No persistence: a restart comes back empty, like a replaced cache node.
+ * bring it back. No persistence by default: a restart comes back empty, like a replaced cache node.
+ * With `snapshots`, it keeps an RDB file in a temporary directory, written when the test sends SAVE
+ * (no automatic saves) and loaded at each start: a restart comes back with the data as of the last
+ * SAVE — older than what was written since, as after a crash with snapshot persistence.
  */
 export interface PrivateRedis {
   port: number;
@@ -13,6 +16,8 @@ export interface PrivateRedis {
   stop(): Promise<void>;
   /** Start it again on the same port. */
   start(): Promise<void>;
+  /** Stop it for good and delete its files (with `snapshots`). */
+  remove(): Promise<void>;
   /** Freeze / thaw the process: connections stay open but nothing is answered. */
   freeze(): void;
   thaw(): void;
@@ -48,12 +53,20 @@ function pingOnce(port: number): Promise<boolean> {
   });
 }
 
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+export async function startPrivateRedis(options: { snapshots?: boolean } = {}): Promise<PrivateRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
+  let dir: string | undefined;
+  if (options.snapshots) {
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    dir = await mkdtemp(join(tmpdir(), 'x404-redis-'));
+  }
+  const persistence = ['--appendonly', 'no', ...(dir === undefined ? [] : ['--dir', dir, '--dbfilename', 'dump.rdb'])];
 
   async function start(): Promise<void> {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence], {
       stdio: 'ignore',
     });
     for (let attempt = 0; attempt < 100; attempt += 1) {
@@ -72,12 +85,21 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     await once(running, 'exit');
   }
 
+  async function remove(): Promise<void> {
+    await stop();
+    if (dir !== undefined) {
+      const { rm } = await import('node:fs/promises');
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
   await start();
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
     start,
     stop,
+    remove,
     freeze: () => child?.kill('SIGSTOP'),
     thaw: () => child?.kill('SIGCONT'),
   };
