@@ -9,6 +9,7 @@
  *   npm run bench -- --out=path.md     write the report elsewhere
  *   npm run bench -- --gate-dist=/tmp/x/dist   measure another build of the gate (a copy of dist/ with a change to try)
  *   npm run bench -- --no-launch       without the launch scenario (bench/launch.ts)
+ *   npm run bench -- --no-launch-profiles   the launch without its provider-profile runs (batches off, 150 and 50 calls/s)
  *   npm run bench -- --render-only     rewrite RESULTS.md from RESULTS.json (after changing the report's layout)
  *   npm run bench -- --soak            only the soak (bench/soak.ts): 10 minutes of mixed traffic at 70 % of the
  *                                      capacity it measures first; adds its own section to RESULTS.md/.json,
@@ -273,10 +274,13 @@ async function main(): Promise<void> {
       }
     }
 
-    // The launch (bench/launch.ts): 20,000 first sign-ins at RPC 80 ms; then 4,000 under a 5 requests/s provider limit (429s).
+    // The launch (bench/launch.ts): 20,000 first sign-ins at RPC 80 ms; then 4,000 under a 5 requests/s provider limit (429s);
+    // then 20,000 again behind a provider with batches off, and behind budgets where every batch member counts: 150 calls/s
+    // (the preset; a blacklist launch needs ~0.03 calls per login, so it binds only above ~4,500 logins/s) and 50 calls/s (binds).
     if (!args.has('--no-launch')) {
       const warmLoginsPerSecond = main.find((result) => result.name === 'signed authentication')?.load.rps;
-      for (const shape of [{}, { wallets: 4000, requestsPerSecond: 5 }]) {
+      const profiles = args.has('--no-launch-profiles') ? [] : ['batches-off', 'per-call-budget', 'per-call-budget,callsPerSecond=50'].map((profile) => ({ profile }));
+      for (const shape of [{}, { wallets: 4000, requestsPerSecond: 5 }, ...profiles]) {
         launch.push(await launchScenario({ ...shape, ...(warmLoginsPerSecond === undefined ? {} : { warmLoginsPerSecond }), log }));
         for (const line of describeLaunch(launch.at(-1)!)) log(line);
       }

@@ -54,7 +54,7 @@ export interface CallBudget {
 }
 
 export interface ProfileSettings {
-  /** The preset these settings came from; `custom` once a field was changed after it. */
+  /** The preset these settings are; `custom` when they match none (a field changed after a preset). */
   preset: PresetName | 'custom';
   /** `refuse`: any JSON array (even of one call) is refused whole, in the `batchRefusal` shape. */
   batch: 'ok' | 'refuse';
@@ -164,7 +164,8 @@ export function presetSettings(name: PresetName): ProfileSettings {
 export type ProfileChange =
   | PresetName
   | (Partial<Omit<ProfileSettings, 'preset' | 'rateLimitError' | 'budget'>> & {
-      preset?: PresetName;
+      /** `custom`: over the settings in force, like no preset (so settings read back can be sent again). */
+      preset?: PresetName | 'custom';
       callsPerSecond?: number;
       budget?: Partial<CallBudget>;
       rateLimitError?: RateLimitErrorName | RateLimitError;
@@ -195,8 +196,9 @@ export function applyProfileChange(current: ProfileSettings, change: unknown): P
   if (!change || typeof change !== 'object' || Array.isArray(change)) throw new Error('profile must be a preset name or an object of settings');
   const fields = change as Record<string, unknown>;
   for (const key of Object.keys(fields)) if (!FIELDS.has(key)) throw new Error(`unknown profile setting ${key}`);
-  const next = fields.preset === undefined ? clone(current) : presetSettings(presetName(fields.preset));
-  const changed = Object.keys(fields).some((key) => key !== 'preset');
+  // `custom` (what current() reports after a change) starts from the settings in force, so settings read back can be sent again.
+  const base = fields.preset === undefined || fields.preset === 'custom' ? null : presetName(fields.preset);
+  const next = base === null ? clone(current) : presetSettings(base);
   if (fields.batch !== undefined) next.batch = oneOf(fields.batch, 'batch', ['ok', 'refuse'] as const);
   if (fields.batchRefusal !== undefined) next.batchRefusal = oneOf(fields.batchRefusal, 'batchRefusal', ['http-400', 'error-object'] as const);
   if (fields.batchCaps !== undefined) next.batchCaps = batchCaps(fields.batchCaps);
@@ -215,8 +217,38 @@ export function applyProfileChange(current: ProfileSettings, change: unknown): P
     if (typeof fields.gzip !== 'boolean') throw new Error('gzip must be true or false');
     next.gzip = fields.gzip;
   }
-  if (changed) next.preset = 'custom';
+  next.preset = namedPreset(next) ?? 'custom';
   return next;
+}
+
+/** The preset whose settings these are, if any (the one they started from first). */
+function namedPreset(settings: ProfileSettings): PresetName | null {
+  const names = Object.keys(PRESETS) as PresetName[];
+  const candidates = settings.preset === 'custom' ? names : [settings.preset, ...names.filter((name) => name !== settings.preset)];
+  return candidates.find((name) => sameSettings(settings, PRESETS[name])) ?? null;
+}
+
+function sameSettings(a: Omit<ProfileSettings, 'preset'>, b: Omit<ProfileSettings, 'preset'>): boolean {
+  const caps = (caps: Record<string, number>) => JSON.stringify(Object.entries(caps).sort(([x], [y]) => (x < y ? -1 : 1)));
+  return (
+    a.batch === b.batch &&
+    a.batchRefusal === b.batchRefusal &&
+    caps(a.batchCaps) === caps(b.batchCaps) &&
+    a.budget.calls === b.budget.calls &&
+    a.budget.windowMs === b.budget.windowMs &&
+    a.budget.perMethod === b.budget.perMethod &&
+    a.budgetOverflow === b.budgetOverflow &&
+    a.rateLimitError.code === b.rateLimitError.code &&
+    a.rateLimitError.message === b.rateLimitError.message &&
+    a.retryAfter === b.retryAfter &&
+    a.getProgramAccounts === b.getProgramAccounts &&
+    a.getProgramAccountsPerSecond === b.getProgramAccountsPerSecond &&
+    a.tokenAccountsLimit === b.tokenAccountsLimit &&
+    a.das === b.das &&
+    a.unindexedTokenScan === b.unindexedTokenScan &&
+    a.unindexedScanMs === b.unindexedScanMs &&
+    a.gzip === b.gzip
+  );
 }
 
 function presetName(value: unknown): PresetName {

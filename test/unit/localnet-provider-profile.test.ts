@@ -41,6 +41,15 @@ describe('applyProfileChange', () => {
     expect(applyProfileChange(none, { rateLimitError: 'code-32005' }).rateLimitError).toEqual({ code: -32005, message: 'Rate limit exceeded' });
   });
 
+  it('names the preset the settings equal, whatever way they were reached, and takes back what it reported', () => {
+    expect(applyProfileChange(presetSettings('batches-off'), { batch: 'ok', gzip: false }).preset).toBe('none');
+    expect(applyProfileChange(none, { batchCaps: { history: 10 }, gzip: true }).preset).toBe('history-batch-10');
+    const custom = applyProfileChange(presetSettings('public-mainnet'), { retryAfter: 3 });
+    expect(custom.preset).toBe('custom');
+    expect(applyProfileChange(none, custom)).toEqual(custom);
+    expect(applyProfileChange(custom, presetSettings('per-call-budget'))).toEqual(presetSettings('per-call-budget'));
+  });
+
   it('refuses unknown presets, fields and values', () => {
     for (const change of [
       'unlimited',

@@ -265,7 +265,7 @@ describe('Token-2022 scans and the owner index (agave get_spl_token_owner_filter
 describe('large token-account lists', () => {
   it('refuses getTokenAccountsByOwner over tokenAccountsLimit without dataSlice with -32600; dataSlice or a mint filter is served', async () => {
     const owner = Keypair.generate().publicKey.toBase58();
-    for (const name of ['usdc', 'bonk', 'banned']) await admin('token-account', { owner, mint: demoMint(name), amount: '1', program: 'token' });
+    for (const name of ['usdc', 'bonk', 'banned'] as const) await admin('token-account', { owner, mint: demoMint(name), amount: '1', program: 'token' });
     chain.profile.change({ tokenAccountsLimit: 2 });
     const whole = await post(call('getTokenAccountsByOwner', [owner, { programId: TOKEN_PROGRAM }, { encoding: 'base64' }]));
     expect(whole.status).toBe(200);
