@@ -7,6 +7,7 @@
  *   (scenarios: nonce, login, first (first sign-in of each wallet), reauth, mixed)
  *   node dist/bench/compare.js --builds=dist,/tmp/v1/dist,/tmp/v2/dist --scenario=nonce
  *   node dist/bench/compare.js --builds=dist,dist --env1=RPC_BATCH_WINDOW_MS=0 --scenario=login   (settings: --envN for build N, 0-based, KEY=VALUE;KEY=VALUE)
+ *   node dist/bench/compare.js --builds=dist,dist --env1=HOLDINGS_SCOPE=ata --scenario=login   (every token account, the default, against the ATAs)
  *   node dist/bench/compare.js --scenario=login,first --rounds=5     (several scenarios: each round runs them in turn on one gate)
  *   node dist/bench/compare.js --steady=0 …   (no steady-state warm-up: each gate is timed after one login per wallet)
  *
@@ -59,7 +60,7 @@ try {
           const result = await runScenario(ctx, scenarioName(scenario), shape, logins);
           results[index]![which]!.push(result);
           console.log(
-            `round ${round + 1} ${label(index)} ${scenario}: ${result.load.rps.toFixed(0)} req/s, p99 ${result.load.p99Ms.toFixed(2)} ms, gate ${result.gateCpuUsPerRequest.toFixed(1)} µs CPU/req (main ${result.gateMainThreadCpuUsPerRequest.toFixed(1)}), non-2xx ${result.load.non2xx}${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth`}, idle ${(result.machine.idle * 100).toFixed(0)}%`,
+            `round ${round + 1} ${label(index)} ${scenario}: ${result.load.rps.toFixed(0)} req/s, p99 ${result.load.p99Ms.toFixed(2)} ms, gate ${result.gateCpuUsPerRequest.toFixed(1)} µs CPU/req (main ${result.gateMainThreadCpuUsPerRequest.toFixed(1)}), non-2xx ${result.load.non2xx}${result.rpcHttpPerAuth === undefined ? '' : `, RPC ${result.rpcHttpPerAuth.toFixed(3)} HTTP/auth, ${(result.rpcCallsPerAuth ?? 0).toFixed(2)} calls/auth, ${Math.round(result.rpcRequestBytesPerAuth ?? 0)} B sent / ${Math.round(result.rpcResponseBytesPerAuth ?? 0)} B received per auth`}, idle ${(result.machine.idle * 100).toFixed(0)}%`,
           );
         }
       } finally {

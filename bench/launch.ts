@@ -8,6 +8,7 @@
  *   node dist/bench/launch.js --warm-rps=4200          skip measuring warm logins/s (the target's input)
  *   node dist/bench/launch.js --cold                   the launch hits a gate process just started
  *   node dist/bench/launch.js --gate-env='RPC_BATCH_WINDOW_MAX_MS=6;RPC_CONCURRENCY=16'   settings of the gate
+ *   node dist/bench/launch.js --gate-env=HOLDINGS_SCOPE=ata    the blacklist counting ATAs only (read beside the signature)
  *   node dist/bench/launch.js --profile=batches-off    the provider's limits: an RPC_PROFILE of the local chain
  *   node dist/bench/launch.js --profile=none --profile=batches-off --profile=per-call-budget,callsPerSecond=150
  *                                                      several runs in turn (warm logins/s measured once), one table
@@ -89,6 +90,13 @@ export interface LaunchResult {
   /** RPC HTTP requests and JSON-RPC calls per login sent (per token when every login got one). */
   rpcHttpPerLogin: number;
   rpcCallsPerLogin: number;
+  /** JSON-RPC calls by method over the launch. */
+  rpcCallsByMethod?: Record<string, number>;
+  /** Bytes of the JSON-RPC requests and answers, per login answered 200. */
+  rpcRequestBytesPerLogin?: number;
+  rpcResponseBytesPerLogin?: number;
+  /** The gate's HOLDINGS_SCOPE (which token accounts the blacklist counts: `all`, the default, or `ata`). */
+  holdingsScope?: string;
   /** HTTP requests the provider answered 429. */
   rpcRateLimited: number;
   /** Calls the provider profile refused (each member of a refused array counts), and by reason. */
@@ -173,6 +181,10 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
         // Per login sent (= per token when none failed): a run whose logins all answered 503 still shows what they cost.
         rpcHttpPerLogin: rpc.httpRequests / Math.max(1, run.responses),
         rpcCallsPerLogin: rpcCalls / Math.max(1, run.responses),
+        rpcCallsByMethod: rpc.calls,
+        rpcRequestBytesPerLogin: (rpc.requestBytes ?? 0) / Math.max(1, run.responses),
+        rpcResponseBytesPerLogin: (rpc.responseBytes ?? 0) / Math.max(1, run.responses),
+        holdingsScope: options.gateEnv?.HOLDINGS_SCOPE ?? 'all',
         rpcRateLimited: rpc.rateLimited ?? 0,
         rpcRefusedCalls: rpc.provider?.refusedCalls ?? 0,
         rpcRefusedByReason: (rpc.provider?.refusedByReason ?? {}) as Record<string, number>,
@@ -296,10 +308,10 @@ export function describeLaunch(result: LaunchResult): string[] {
   const rateLimit = result.requestsPerSecond === 0 ? 'no rate limit' : `rate limit ${result.requestsPerSecond} requests/s (${result.rpcRateLimited} answered 429)`;
   const refused = Object.entries(result.rpcRefusedByReason ?? {}).map(([reason, n]) => `${reason} ${n}`).join(', ');
   return [
-    `launch: ${result.wallets} never-seen wallets, ${result.connections} connections, RPC ${result.latencyMs} ms, ${rateLimit}, provider profile ${result.profileDescription ?? 'none'}, ${result.warmGate ? 'gate process warmed on other wallets and mints' : 'gate process just started'}`,
+    `launch: ${result.wallets} never-seen wallets, ${result.connections} connections, RPC ${result.latencyMs} ms, ${rateLimit}, provider profile ${result.profileDescription ?? 'none'}, HOLDINGS_SCOPE=${result.holdingsScope ?? 'all'}, ${result.warmGate ? 'gate process warmed on other wallets and mints' : 'gate process just started'}`,
     `  ${result.loginsPerSecond.toFixed(0)} logins/s over ${result.durationSec.toFixed(2)} s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, max ${result.maxMs.toFixed(1)} ms`,
     `  statuses ${JSON.stringify(result.statusCounts)}, errors ${result.errors} (503: ${result.unavailable})`,
-    `  RPC: ${result.rpcHttpRequests} HTTP requests (${result.rpcHttpPerLogin.toFixed(4)}/login), ${result.rpcCalls} JSON-RPC calls (${result.rpcCallsPerLogin.toFixed(4)}/login), ${result.rpcRefusedCalls ?? 0} calls refused by the provider${refused ? ` (${refused})` : ''}; gate ${result.gateCpuUsPerLogin.toFixed(0)} µs CPU/login`,
+    `  RPC: ${result.rpcHttpRequests} HTTP requests (${result.rpcHttpPerLogin.toFixed(4)}/login), ${result.rpcCalls} JSON-RPC calls (${result.rpcCallsPerLogin.toFixed(4)}/login: ${JSON.stringify(result.rpcCallsByMethod ?? {})}), ${result.rpcRefusedCalls ?? 0} calls refused by the provider${refused ? ` (${refused})` : ''}, ${Math.round(result.rpcRequestBytesPerLogin ?? 0)} B sent / ${Math.round(result.rpcResponseBytesPerLogin ?? 0)} B received per login; gate ${result.gateCpuUsPerLogin.toFixed(0)} µs CPU/login`,
     // The targets are the issue's for a provider without limits.
     ...(unlimited(result) ? result.targets.map((t) => `  ${t.met ? 'met    ' : 'NOT MET'} ${t.what}: ${t.value} (target ${t.target})`) : []),
   ];
@@ -311,17 +323,22 @@ export function renderLaunch(results: LaunchResult[]): string[] {
   lines.push(
     'Never-seen wallets, each signing in once (signed beforehand), against the local chain answering every JSON-RPC request after `RPC_LATENCY_MS`, optionally with `RPC_REQUESTS_PER_SECOND` (HTTP 429 above it) or a provider profile (`RPC_PROFILE`, docs/local-chain.md "Provider profiles": batches refused, a budget in calls where every batch member counts, …) set for the launch; a new gate process with its default configuration, warmed (as a gate running before a launch is) by 2,000 logins of other wallets on other mints, so the launch\'s wallets and mints are unseen. Durations run from the first request to the last response. `bench/launch.ts`.',
     '',
-    '| wallets | connections | RPC latency | provider limits | logins/s | p50 ms | p99 ms | max ms | statuses | errors | 503 | RPC HTTP/login sent | JSON-RPC calls/login sent | calls refused | 429s | gate CPU µs/login |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| wallets | connections | RPC latency | provider limits | HOLDINGS_SCOPE | logins/s | p50 ms | p99 ms | max ms | statuses | errors | 503 | RPC HTTP/login sent | JSON-RPC calls/login sent | calls refused | bytes sent / received per login | 429s | gate CPU µs/login |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const r of results) {
     const refused = Object.entries(r.rpcRefusedByReason ?? {}).map(([reason, n]) => `${reason}: ${n}`).join(', ');
+    const bytes = r.rpcResponseBytesPerLogin === undefined ? '–' : `${Math.round(r.rpcRequestBytesPerLogin ?? 0)} / ${Math.round(r.rpcResponseBytesPerLogin)}`;
     lines.push(
-      `| ${r.wallets.toLocaleString('en-US')} | ${r.connections} | ${r.latencyMs} ms | ${providerLimits(r)} | ${r.loginsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${Object.entries(r.statusCounts).map(([status, n]) => `${status}: ${n}`).join(', ')} | ${r.errors} | ${r.unavailable} | ${r.rpcHttpPerLogin.toFixed(4)} | ${r.rpcCallsPerLogin.toFixed(4)} | ${r.rpcRefusedCalls ?? 0}${refused ? ` (${refused})` : ''} | ${r.rpcRateLimited} | ${r.gateCpuUsPerLogin.toFixed(0)} |`,
+      `| ${r.wallets.toLocaleString('en-US')} | ${r.connections} | ${r.latencyMs} ms | ${providerLimits(r)} | ${r.holdingsScope ?? 'all'} | ${r.loginsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${Object.entries(r.statusCounts).map(([status, n]) => `${status}: ${n}`).join(', ')} | ${r.errors} | ${r.unavailable} | ${r.rpcHttpPerLogin.toFixed(4)} | ${r.rpcCallsPerLogin.toFixed(4)} | ${r.rpcRefusedCalls ?? 0}${refused ? ` (${refused})` : ''} | ${bytes} | ${r.rpcRateLimited} | ${r.gateCpuUsPerLogin.toFixed(0)} |`,
     );
   }
+  lines.push(
+    '',
+    'HOLDINGS_SCOPE `all` (the default): the blacklist\'s two mints count every token account the wallet owns, read after the signature verified (getTokenAccountsByOwner by mint), so a first sign-in waits for the verify and then a round trip; `ata`: its associated token accounts, read beside the signature (the longer of the two).',
+  );
   for (const r of results.filter(unlimited)) {
-    lines.push('', `Targets at ${r.latencyMs} ms (warm logins/s of this machine: ${r.warmLoginsPerSecond.toFixed(0)}):`, '', '| target | measured | |', '|---|---|---|');
+    lines.push('', `Targets at ${r.latencyMs} ms, HOLDINGS_SCOPE=${r.holdingsScope ?? 'all'} (warm logins/s of this machine: ${r.warmLoginsPerSecond.toFixed(0)}):`, '', '| target | measured | |', '|---|---|---|');
     for (const t of r.targets) lines.push(`| ${t.what} ${t.target} | ${t.value} | ${t.met ? 'met' : '**not met**'} |`);
   }
   if (results.some((result) => !unlimited(result))) {

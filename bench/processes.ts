@@ -138,6 +138,11 @@ export interface RpcCounters {
   calls: Record<string, number>;
   /** HTTP requests the provider simulation answered 429 (src/localnet/provider.ts). */
   rateLimited?: number;
+  /** Bytes of the JSON-RPC request bodies and of the answers (src/localnet/stats.ts). */
+  requestBytes?: number;
+  responseBytes?: number;
+  /** Answer bytes per method, batch members counted singly. */
+  answerBytes?: Record<string, number>;
   /** What the provider profile did (src/localnet/provider-stats.ts). */
   provider?: ProviderCounterSnapshot;
 }

@@ -1,3 +1,4 @@
+import type { HoldingsReadCost } from './holdings-reads.js';
 import { type LaunchResult, renderLaunch } from './launch.js';
 import type { VerifyCeiling } from './ceilings.js';
 import type { LoadResult } from './load.js';
@@ -46,6 +47,15 @@ export interface BenchReport {
    * (0, default, default, 0, …): what the pool costs in CPU per login, and what it serves.
    */
   poolCheck?: { defaultWorkers: number; inline: ScenarioResult[]; pooled: ScenarioResult[] } | undefined;
+  /**
+   * Warm logins with HOLDINGS_SCOPE=all (the default: the blacklist's mints count every token
+   * account, read by mint after the signature) and with HOLDINGS_SCOPE=ata, in alternation.
+   */
+  scopeCheck?: { all: ScenarioResult[]; ata: ScenarioResult[] } | undefined;
+  /** The gates' HOLDINGS_SCOPE default in this run (`all` since issue 25); absent in reports from before it, when only ATAs were read. */
+  defaultHoldingsScope?: string;
+  /** bench/holdings-reads.ts: each read's calls, bytes and CPU per login, by wallet and policy size. */
+  holdingsReads?: HoldingsReadCost[] | undefined;
   /** Signed logins per sign mode, several runs each in alternation. */
   signModes?: ScenarioResult[];
   mainConnections: number;
@@ -183,14 +193,26 @@ export function renderReport(report: BenchReport): string {
     if (floor) {
       // Every warm-login run of the default configuration in this run: the main one and the pool check's.
       const runs = [login, ...(report.poolCheck?.pooled ?? [])].map((r) => r.gateCpuUsPerRequest);
-      const loginUs = median(runs);
-      const ratio = loginUs / floor.floorUs;
       const verifies = [report.verify.perCorePerSecond, ...(report.verify.laterPerCorePerSecond ?? [])];
+      // Since issue 25 every warm-login run of the default configuration counts every token account (HOLDINGS_SCOPE=all), allowed 1.8 ×.
+      const everyAccount = report.defaultHoldingsScope === 'all';
+      const defaultRuns = [...runs, ...(report.scopeCheck?.all ?? []).map((r) => r.gateCpuUsPerRequest)];
+      const defaultUs = median(defaultRuns);
+      const ratio = defaultUs / floor.floorUs;
       targetRows.push([
-        `gate CPU per warm login ≤ 1.6 × the floor (stretch 1.4 ×), default WORKER_THREADS, ${report.mainConnections} connections; floor = one ed25519 verify on one core + one bare uWS request, both measured in this run (medians: of the ${runs.length} warm-login runs with the default pool, and of ${verifies.length} verify measurements)${steadyNote(report)}`,
-        `${f1(loginUs)} µs (runs: ${runs.map(f1).join(', ')}) ÷ (${f1(floor.verifyUs)} + ${f1(floor.bareUs)} = ${f1(floor.floorUs)} µs) = **${ratio.toFixed(2)} ×**`,
-        ratio <= 1.4 ? 'met (stretch too)' : pass(ratio <= 1.6),
+        `gate CPU per warm login ≤ ${everyAccount ? '1.8 × the floor with the default HOLDINGS_SCOPE=all (every token account; 1.6 × when only ATAs were read)' : '1.6 × the floor (stretch 1.4 ×)'}, default WORKER_THREADS, ${report.mainConnections} connections; floor = one ed25519 verify on one core + one bare uWS request, both measured in this run (medians: of the ${defaultRuns.length} warm-login runs of the default configuration, and of ${verifies.length} verify measurements)${steadyNote(report)}`,
+        `${f1(defaultUs)} µs (runs: ${defaultRuns.map(f1).join(', ')}) ÷ (${f1(floor.verifyUs)} + ${f1(floor.bareUs)} = ${f1(floor.floorUs)} µs) = **${ratio.toFixed(2)} ×**`,
+        everyAccount ? pass(ratio <= 1.8) : ratio <= 1.4 ? 'met (stretch too)' : pass(ratio <= 1.6),
       ]);
+      const ata = report.scopeCheck?.ata ?? [];
+      if (ata.length > 0) {
+        const ataUs = median(ata.map((r) => r.gateCpuUsPerRequest));
+        targetRows.push([
+          `… with HOLDINGS_SCOPE=ata (the ATAs, read beside the signature), ≤ 1.6 × (stretch 1.4 ×) as before (${ata.length} runs in alternation with the default)`,
+          `${f1(ataUs)} µs (runs: ${ata.map((r) => f1(r.gateCpuUsPerRequest)).join(', ')}) = **${(ataUs / floor.floorUs).toFixed(2)} ×**; the default costs ${pct(defaultUs / ataUs - 1)} more`,
+          ataUs / floor.floorUs <= 1.4 ? 'met (stretch too)' : pass(ataUs / floor.floorUs <= 1.6),
+        ]);
+      }
     }
     const pool = report.poolCheck;
     if (pool && pool.inline.length > 0 && pool.pooled.length > 0) {
@@ -340,6 +362,7 @@ export function renderReport(report: BenchReport): string {
   }
   if (report.rule) lines.push(renderRuleBench(report.rule));
   if (report.loginMemory) lines.push(renderLoginMemory(report.loginMemory));
+  if (report.scopeCheck || report.holdingsReads) lines.push(...renderHoldingsScope(report));
   if (report.launch) lines.push(...renderLaunch(report.launch));
   if (report.soak) lines.push(...renderSoak(report.soak));
   return lines.join('\n');
@@ -462,3 +485,58 @@ function renderPrevious(report: BenchReport): string[] {
   ];
 }
 
+
+/** Which token accounts the blacklist counts: the warm logins of each HOLDINGS_SCOPE, and bench/holdings-reads.ts. */
+function renderHoldingsScope(report: BenchReport): string[] {
+  const lines = ['## Holdings: every token account (the default) against the ATAs', ''];
+  const check = report.scopeCheck;
+  const floor = loginFloor(report);
+  if (check && (check.all.length > 0 || check.ata.length > 0)) {
+    const calls = (runs: ScenarioResult[]): string => {
+      const methods = new Map<string, number>();
+      let logins = 0;
+      for (const run of runs) {
+        logins += run.authentications;
+        for (const [method, n] of Object.entries(run.rpcCallsByMethod ?? {})) methods.set(method, (methods.get(method) ?? 0) + n);
+      }
+      return [...methods].map(([method, n]) => `${method} ${f3(n / Math.max(1, logins))}`).join(', ');
+    };
+    lines.push(
+      table(
+        ['HOLDINGS_SCOPE', 'runs', 'gate CPU µs/login (median; each run)', '× the floor', 'logins/s (median)', 'RPC HTTP requests/login', 'JSON-RPC calls/login, by method', 'bytes sent / received per login'],
+        (['all', 'ata'] as const)
+          .filter((scope) => check[scope].length > 0)
+          .map((scope) => {
+            const runs = check[scope];
+            const cpu = median(runs.map((r) => r.gateCpuUsPerRequest));
+            return [
+              scope === 'all' ? '`all` (default)' : '`ata`',
+              runs.length,
+              `${f1(cpu)} (${runs.map((r) => f1(r.gateCpuUsPerRequest)).join(', ')})`,
+              floor ? `${(cpu / floor.floorUs).toFixed(2)} ×` : '–',
+              f0(median(runs.map((r) => r.load.rps))),
+              f3(median(runs.map((r) => r.rpcHttpPerAuth ?? NaN))),
+              calls(runs),
+              `${f0(median(runs.map((r) => r.rpcRequestBytesPerAuth ?? NaN)))} / ${f0(median(runs.map((r) => r.rpcResponseBytesPerAuth ?? NaN)))}`,
+            ];
+          }),
+      ),
+      '',
+      `- Warm logins of the ${report.wallets} bench wallets (blacklist: one excluded mint, one capped; each wallet holds 0–2 token accounts), ${report.mainConnections} connections, ${report.durations.main} s each; each run on a fresh gate warmed up alike${steadyNote(report)}, the scopes in alternation. \`all\`: both mints count every token account the wallet owns, one getTokenAccountsByOwner per mint (the wallet's whole list only beyond two mints, src/chain/wallet-holdings.ts), read after the signature verified; \`ata\`: the two ATAs in a shared getMultipleAccounts, read beside the signature.`,
+      '',
+    );
+  }
+  const reads = report.holdingsReads ?? [];
+  if (reads.length > 0) {
+    lines.push(
+      'Each read alone, per login (`bench/holdings-reads.ts`: the chain reader in the bench process against the local chain in its own, 16 logins at a time, none of the policy\'s mints held; CPU is the reader\'s: JSON parsing and the checks of each account):',
+      '',
+      table(
+        ['wallet', 'policy mints', 'read', 'calls', 'HTTP requests', 'bytes sent', 'bytes received', 'CPU µs'],
+        reads.map((r) => [`${r.wallet} (${r.tokenAccounts} token accounts)`, r.policyMints, r.read, f2(r.callsPerLogin), f3(r.httpRequestsPerLogin), f0(r.requestBytesPerLogin), f0(r.responseBytesPerLogin), f1(r.cpuUsPerLogin)]),
+      ),
+      '',
+    );
+  }
+  return lines;
+}

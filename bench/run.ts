@@ -10,6 +10,8 @@
  *   npm run bench -- --gate-dist=/tmp/x/dist   measure another build of the gate (a copy of dist/ with a change to try)
  *   npm run bench -- --no-launch       without the launch scenario (bench/launch.ts)
  *   npm run bench -- --no-launch-profiles   the launch without its provider-profile runs (batches off, 150 and 50 calls/s)
+ *   npm run bench -- --no-scope        without the holdings-scope runs: warm logins and a launch with HOLDINGS_SCOPE=ata
+ *                                      beside the default (every token account), and bench/holdings-reads.ts
  *   npm run bench -- --render-only     rewrite RESULTS.md from RESULTS.json (after changing the report's layout)
  *   npm run bench -- --soak            only the soak (bench/soak.ts): 10 minutes of mixed traffic at 70 % of the
  *                                      capacity it measures first; adds its own section to RESULTS.md/.json,
@@ -23,9 +25,10 @@ import os from 'node:os';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defaultWorkerThreads } from '../src/config.js';
+import { defaultWorkerThreads, loadConfig } from '../src/config.js';
 import { existsSync } from 'node:fs';
 import { measureVerifyCeiling } from './ceilings.js';
+import { holdingsReadCosts, type HoldingsReadCost } from './holdings-reads.js';
 import { describeLaunch, launchScenario, type LaunchResult } from './launch.js';
 import { setUpChain } from './chain-fixture.js';
 import { runLoad } from './load.js';
@@ -147,6 +150,8 @@ async function main(): Promise<void> {
   const launch: LaunchResult[] = [];
   let defaultWorkers = '';
   let poolCheck: BenchReport['poolCheck'];
+  let scopeCheck: BenchReport['scopeCheck'];
+  let holdingsReads: HoldingsReadCost[] | undefined;
   try {
     const policy = await setUpChain(localnet, wallets);
     log(`local chain ${localnet.url}: ${WALLETS} wallets, policy ${policy.excluded_mints} / ${policy.max_holdings}`);
@@ -205,6 +210,25 @@ async function main(): Promise<void> {
         const result = await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, label, expectedRate, 'signed authentication, WORKER_THREADS=0 against the default');
         (workers === undefined ? poolCheck!.pooled : poolCheck!.inline).push(result);
       });
+    }
+
+    // What counting every token account (HOLDINGS_SCOPE=all, the default) costs beside the ATAs
+    // (HOLDINGS_SCOPE=ata): warm logins, in alternation (all, ata, ata, all, …), each on a fresh gate
+    // warmed up alike; calls and bytes per login from the local chain's counters.
+    if (!args.has('--no-scope')) {
+      scopeCheck = { all: [], ata: [] };
+      for (const scope of quick ? (['all', 'ata'] as const) : (['all', 'ata', 'ata', 'all'] as const)) {
+        await withGate(
+          localnet,
+          undefined,
+          async (gate) => {
+            const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+            await warmUp(ctx, FEATURE, STEADY_LOGINS);
+            scopeCheck![scope].push(await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, defaultWorkers, expectedRate, `signed authentication, HOLDINGS_SCOPE=${scope}`));
+          },
+          scope === 'ata' ? { HOLDINGS_SCOPE: 'ata' } : undefined,
+        );
+      }
     }
 
     // The same gate signing EdDSA tokens (JWT_ALG=EdDSA): signed logins, then forward auth of its tokens.
@@ -280,7 +304,8 @@ async function main(): Promise<void> {
     if (!args.has('--no-launch')) {
       const warmLoginsPerSecond = main.find((result) => result.name === 'signed authentication')?.load.rps;
       const profiles = args.has('--no-launch-profiles') ? [] : ['batches-off', 'per-call-budget', 'per-call-budget,callsPerSecond=50'].map((profile) => ({ profile }));
-      for (const shape of [{}, { wallets: 4000, requestsPerSecond: 5 }, ...profiles]) {
+      const shapes = [{}, ...(args.has('--no-scope') ? [] : [{ gateEnv: { HOLDINGS_SCOPE: 'ata' } }]), { wallets: 4000, requestsPerSecond: 5 }, ...profiles];
+      for (const shape of shapes) {
         launch.push(await launchScenario({ ...shape, ...(warmLoginsPerSecond === undefined ? {} : { warmLoginsPerSecond }), log }));
         for (const line of describeLaunch(launch.at(-1)!)) log(line);
       }
@@ -313,6 +338,12 @@ async function main(): Promise<void> {
     await localnet.stop();
   }
 
+  // Each way of reading holdings, per login, for a typical wallet and one with many token accounts (its own local chain).
+  if (!args.has('--no-scope')) {
+    log('holdings reads: ATAs, every account by mint, every account by program (bench/holdings-reads.ts)');
+    holdingsReads = await holdingsReadCosts((line) => log(`holdings reads: ${line}`), { logins: quick ? 96 : 400 });
+  }
+
   // The example rule beside blacklist alone (its own local chain and gate).
   if (!args.has('--no-rule')) {
     log('rule: the example rule of docs/rules.md beside blacklist alone');
@@ -334,6 +365,9 @@ async function main(): Promise<void> {
     rule,
     paired,
     poolCheck,
+    scopeCheck,
+    defaultHoldingsScope: loadConfig({ JWT_SECRET: BENCH_JWT_SECRET, SOLANA_RPC_URL: 'http://127.0.0.1:1' }).holdingsScope,
+    holdingsReads,
     signModes,
     launch,
     mainConnections: MAIN_CONNECTIONS,

@@ -48,6 +48,11 @@ export interface ScenarioResult {
   rpcCalls: number;
   rpcHttpPerAuth: number | undefined;
   rpcCallsPerAuth: number | undefined;
+  /** JSON-RPC calls by method over the run (the local chain's counters). */
+  rpcCallsByMethod?: Record<string, number>;
+  /** Bytes of JSON-RPC requests the gate sent and of the answers it read, per successful login. */
+  rpcRequestBytesPerAuth?: number | undefined;
+  rpcResponseBytesPerAuth?: number | undefined;
 }
 
 interface Measured {
@@ -91,6 +96,9 @@ async function measure(name: string, workerThreads: string, ctx: BenchContext, r
     rpcCalls,
     rpcHttpPerAuth: authentications > 0 ? rpc.httpRequests / authentications : undefined,
     rpcCallsPerAuth: authentications > 0 ? rpcCalls / authentications : undefined,
+    rpcCallsByMethod: rpc.calls,
+    rpcRequestBytesPerAuth: authentications > 0 && rpc.requestBytes !== undefined ? rpc.requestBytes / authentications : undefined,
+    rpcResponseBytesPerAuth: authentications > 0 && rpc.responseBytes !== undefined ? rpc.responseBytes / authentications : undefined,
   };
 }
 

@@ -18,6 +18,12 @@ import type { PolicySet } from './policy/types.js';
 import { createTokenService, type TokenService } from './token/jwt.js';
 import { loadTokenKeys } from './token/keys.js';
 import type { GateDependencies } from './gate/pipeline.js';
+import { createMintChain } from './mint/chain.js';
+import { MintService } from './mint/cosign.js';
+import { MemoryReservationStore } from './mint/memory-store.js';
+import { createRedisReservationStore } from './mint/redis-store.js';
+import { MAX_MINT_BODY_BYTES } from './mint/template.js';
+import { startReservationTracker } from './mint/tracker.js';
 
 /** The whole gate, wired from one Config: what `npm start`, `npm run dev` and the tests run. */
 export interface RunningGate {
@@ -56,7 +62,9 @@ function policySummary(policies: PolicySet | undefined): Record<string, unknown>
   if (!policies) return { policyMode: 'open', policies: 0 };
   const byFeature = Object.fromEntries(Object.entries(policies.names).filter(([, names]) => names.length > 0));
   const rules = Object.fromEntries([...policies.rules.values()].map((rule) => [rule.name, { leaves: rule.leaves.length, pol: rule.digest }]));
-  return { policyMode: policies.mode, policiesFile: policies.source, policies: byFeature, rules };
+  // A mint's signer by its address only: the key itself never reaches a log line.
+  const mints = Object.fromEntries([...policies.mints.values()].map((mint) => [mint.name, { program: mint.program, signer: mint.signer.address }]));
+  return { policyMode: policies.mode, policiesFile: policies.source, policies: byFeature, rules, ...(policies.mints.size > 0 ? { mints } : {}) };
 }
 
 function keySummary(tokens: TokenService): Record<string, unknown> {
@@ -116,9 +124,27 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
     now,
     metrics,
   };
+  // Mints (POLICIES_FILE "mints"): reservations in Redis when configured, as nonces are.
+  const reservations = redis ? createRedisReservationStore(redis, { keyPrefix: config.redisKeyPrefix }) : new MemoryReservationStore();
+  const mintChain = createMintChain(config, {
+    observer: { rpcCall: (method) => metrics.countRpcCall(method), rpcError: (method, kind) => metrics.countRpcError(method, kind), rpcHedge: (outcome) => metrics.countRpcHedge(outcome) },
+  });
+  const mints = new MintService({ config, chain, mintChain, signatures, store: reservations, policies: () => deps.policies, now, metrics });
+  const tracker = startReservationTracker({
+    store: reservations,
+    chain: mintChain,
+    mints: () => [...(deps.policies?.mints.keys() ?? [])],
+    events: {
+      confirmed: (mint, count) => metrics.countMintSettled(mint, 'confirmed', count),
+      released: (mint, count, why) => metrics.countMintSettled(mint, why, count),
+      pending: (mint, count) => metrics.setMintPending(mint, count),
+      error: (mint, error) => logger.warn({ mint, err: error.message }, 'mint reservations: the tracker could not read the chain or the store; it tries again'),
+    },
+  });
+
   const openApi = (): string =>
     JSON.stringify(
-      buildOpenApiDocument({ policyNames: deps.policies?.names, policyMode: config.policyMode, jwtAlg: config.jwtAlg, cookieName: config.cookieName, rules: deps.policies?.rules }),
+      buildOpenApiDocument({ policyNames: deps.policies?.names, policyMode: config.policyMode, jwtAlg: config.jwtAlg, cookieName: config.cookieName, rules: deps.policies?.rules, mintNames: [...(deps.policies?.mints.keys() ?? [])].sort() }),
     );
   let openApiJson = openApi();
   logger.info({ ...keySummary(tokens), ...policySummary(policies) }, 'tokens and policies loaded');
@@ -136,6 +162,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
           '/metrics': async () => ({ body: await metrics.render(), contentType: metrics.contentType }),
           '/openapi.json': async () => ({ body: openApiJson, contentType: 'application/json; charset=utf-8' }),
         },
+        mint: { maxBodyBytes: MAX_MINT_BODY_BYTES, describe: (name) => mints.describe(name), cosign: (name, body, headers) => mints.cosign(name, body, headers) },
         async health() {
           const nonceStore = await consumedNonces.health().catch((error: Error) => error.message);
           return { checks: { nonceStore } };
@@ -171,6 +198,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
     },
     verifyWorkers: () => signatures.workers?.() ?? [],
     async stop() {
+      tracker.stop();
       await server.shutdown(config.shutdownTimeoutMs);
       await Promise.allSettled([signatures.close(), chain.close(), consumedNonces.close(), rateLimiter?.close()]);
       if (redis) await closeRedisClient(redis);

@@ -18,7 +18,12 @@ export interface Config {
   rpcUrls: string[];
   mechanism: string;
   nonceTtlSeconds: number;
-  holdingsScope: 'ata' | 'all';
+  /**
+   * What a deny condition (blacklist, holdings under a rule's `not`) counts when its policy names no
+   * `scope`: `all`, every token account the wallet owns; `ata`, its associated token accounts only
+   * (faster, bypassable). src/chain/wallet-holdings.ts.
+   */
+  holdingsScope: 'all' | 'ata';
   redisUrl: string | undefined;
   /** Treat REDIS_URL as a seed node of a Redis Cluster. */
   redisCluster: boolean;
@@ -335,7 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
     rpcUrls: urlList(env, 'SOLANA_RPC_URL'),
     mechanism,
     nonceTtlSeconds: integer(env, 'NONCE_TTL_SECONDS', 300, 1, 86_400),
-    holdingsScope: oneOf(env, 'HOLDINGS_SCOPE', 'ata', ['ata', 'all'] as const),
+    holdingsScope: oneOf(env, 'HOLDINGS_SCOPE', 'all', ['all', 'ata'] as const),
     redisUrl,
     redisCluster: oneOf(env, 'REDIS_CLUSTER', 'false', ['true', 'false'] as const) === 'true',
     redisKeyPrefix: redisKeyPrefix(env),

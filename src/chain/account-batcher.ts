@@ -185,5 +185,5 @@ function parseAccountList(result: unknown, expected: number, slice: DataSlice | 
   if (!Array.isArray(value) || value.length !== expected) {
     throw malformed('getMultipleAccounts', `expected ${expected} accounts`);
   }
-  return value.map((raw: unknown) => (raw === null ? null : parseAccountInfo(raw, 'getMultipleAccounts', slice?.length)));
+  return value.map((raw: unknown) => (raw === null ? null : parseAccountInfo(raw, 'getMultipleAccounts', slice)));
 }

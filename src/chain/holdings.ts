@@ -1,29 +1,37 @@
 import type { Config } from '../config.js';
+import { upstreamUnavailable } from '../errors.js';
 import { addressBytes, encodeAddress } from './address.js';
 import type { AccountBatcher } from './account-batcher.js';
+import type { CallCoalescer } from './call-coalescer.js';
 import type { MintPrograms } from './mint-programs.js';
 import { associatedTokenAddress } from './ata.js';
-import { TOKEN_PROGRAM_IDS } from './programs.js';
+import { SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_IDS } from './programs.js';
 import { contextValue, malformed, parseKeyedAccounts } from './replies.js';
-import type { RpcClient } from './rpc.js';
-import { type RawTokenAccount, TOKEN_ACCOUNT_HEAD_SIZE, TokenAccountError, readTokenAccount, readTokenAccountHead } from './token-account.js';
-import type { OwnedTokenAccount } from './types.js';
+import { readHeldTokenAccount, TOKEN_ACCOUNT_SLICE, TokenAccountError } from './token-account.js';
+import type { AccountInfo, OwnedTokenAccount } from './types.js';
 
 /**
- * Token balances per mint, summed as bigint over both token programs. An account counts only when
- * it proves itself: owned by the token program it was looked up under, and its own bytes name the
- * wallet and the mint. A lying or buggy RPC can hide a holding (as it could by answering null) but
- * cannot attribute someone else's tokens to the wallet.
+ * Token balances per mint, summed as bigint over both token programs (docs/solana-wire-format.md,
+ * "Token accounts"). Only well-formed data counts: every account read is owned by the token
+ * program it was looked up under, has that program's layout and length (TOKEN_ACCOUNT_SLICE shows
+ * both), is initialized or frozen, and names the wallet and the mint it was asked for. Anything
+ * else fails the read with a 503 — never a zero balance, which would let a banned holder through a
+ * tampering or broken node — except the one thing anyone can put at any address on mainnet:
+ * lamports. An associated token address holding a System Program account with no data holds no
+ * tokens. A node can still hide an account by leaving it out (as by answering null): absence
+ * cannot be proven from an RPC answer.
  */
 
 /**
- * HOLDINGS_SCOPE=ata: the wallet's associated token account per mint, under the token program that
- * owns the mint (the only program whose accounts can hold it; see mint-programs.ts).
+ * The wallet's associated token account per mint, under the token program that owns the mint (the
+ * only program whose accounts can hold it; see mint-programs.ts). Bypassable for a deny condition
+ * (a holder can keep a token in any other account it owns): HOLDINGS_SCOPE / `scope` decide where
+ * it is enough (src/chain/wallet-holdings.ts).
  *
  * One round trip, even for a mint seen for the first time: the mint's owner is looked up in the
  * same batch as the wallet's ATAs under both token programs (a launch's first wave of sign-ins
- * would otherwise wait two round trips); once the owner is known, the other program's ATA is
- * ignored. Mints already known cost one ATA each.
+ * would otherwise wait two round trips); once the owner is known, the other program's address
+ * must be empty. Mints already known cost one ATA each.
  */
 export async function readAtaBalances(
   batcher: AccountBatcher,
@@ -38,14 +46,14 @@ export async function readAtaBalances(
   const balances = new Map<string, bigint>();
   for (const mint of mints) balances.set(mint, 0n);
   const unknown: string[] = [];
-  const lookups: { mint: string; mintBytes: Buffer; program: string }[] = [];
+  const lookups: { mint: string; program: string }[] = [];
   for (const mint of balances.keys()) {
     const program = mintPrograms.knownProgramOf(mint);
     if (program === undefined) {
       unknown.push(mint);
-      for (const candidate of TOKEN_PROGRAM_IDS) lookups.push({ mint, mintBytes: mintBytesOf(mint), program: candidate });
+      for (const candidate of TOKEN_PROGRAM_IDS) lookups.push({ mint, program: candidate });
     } else if (program !== null) {
-      lookups.push({ mint, mintBytes: mintBytesOf(mint), program });
+      lookups.push({ mint, program });
     }
   }
   const programs = unknown.length === 0 ? undefined : mintPrograms.programsOf(unknown, deadlineMs);
@@ -54,20 +62,49 @@ export async function readAtaBalances(
     return balances;
   }
   const keys = lookups.map(({ mint, program }) => associatedTokenAddress(wallet, mint, program));
-  // Mint, owner and amount are the first 72 bytes. The slice hides Token-2022's account-type byte,
-  // which is fine here: only the ATA program creates accounts at these addresses.
-  const reading = batcher.load(keys, { offset: 0, length: TOKEN_ACCOUNT_HEAD_SIZE }, true, deadlineMs);
+  const reading = batcher.load(keys, TOKEN_ACCOUNT_SLICE, true, deadlineMs);
   // Either failing fails the read (fail closed); Promise.all handles the later one too.
   const [owners, accounts] = programs === undefined ? [undefined, await reading] : await Promise.all([programs, reading]);
   accounts.forEach((account, i) => {
-    const { mint, mintBytes, program } = lookups[i]!;
-    if (owners !== undefined && owners.has(mint) && owners.get(mint) !== program) return;
-    if (account === null || account.owner !== program || account.data.length !== TOKEN_ACCOUNT_HEAD_SIZE) return;
-    const head = readTokenAccountHead(account.data);
-    if (head.mint.equals(mintBytes) && head.owner.equals((walletBytes ??= addressBytes(wallet)))) balances.set(mint, balances.get(mint)! + head.amount);
+    if (account === null || isLamportsOnly(account)) return;
+    const { mint, program } = lookups[i]!;
+    const fail = (why: string) =>
+      upstreamUnavailable(`getMultipleAccounts: the account at ${wallet}'s associated token address for ${mint} under ${programName(program)} ${why}`);
+    const owner = owners?.get(mint);
+    if (owner !== undefined && owner !== program) {
+      // The ATA program creates an account here only under the mint's own program.
+      throw fail(owner === null ? 'exists, but the mint does not' : `exists, but the mint belongs to ${programName(owner)}`);
+    }
+    const held = checkedTokenAccount(account, program, fail);
+    if (!held.mint.equals(mintBytesOf(mint))) throw fail('names another mint');
+    if (!held.owner.equals((walletBytes ??= addressBytes(wallet)))) throw fail('names another owner');
+    balances.set(mint, balances.get(mint)! + held.amount);
   });
   return balances;
 }
+
+/**
+ * Lamports sent to an address nobody created an account at: a System Program account with no data
+ * (anyone can do it to any address, a program's derived address included, so it is no sign of
+ * tampering). It holds no tokens and is no program's account.
+ */
+export function isLamportsOnly(account: AccountInfo): boolean {
+  return account.owner === SYSTEM_PROGRAM_ID && account.data.length === 0 && !account.executable && (account.space === undefined || account.space === 0);
+}
+
+/** The account as a token account of `program` (readHeldTokenAccount's checks), or the error `fail` makes. */
+function checkedTokenAccount(account: AccountInfo, program: string, fail: (why: string) => Error) {
+  if (account.owner !== program) throw fail(`is owned by ${account.owner}, not by the token program`);
+  if (account.executable) throw fail('is executable');
+  try {
+    return readHeldTokenAccount(account.data, program, account.space);
+  } catch (error) {
+    if (error instanceof TokenAccountError) throw fail(`is not a well-formed token account (${error.message})`);
+    throw error;
+  }
+}
+
+const programName = (program: string): string => (program === TOKEN_2022_PROGRAM_ID ? 'Token-2022' : program === TOKEN_PROGRAM_IDS[0] ? 'Token' : program);
 
 /**
  * Mints' bytes, decoded once: a policy names the same few mints in every login (base58 decoding
@@ -89,69 +126,102 @@ export function mintBytesOf(mint: string): Buffer {
 /** Mints whose bytes are held (tests check the bound). */
 export const cachedMintCount = (): number => mintBytes.size;
 
-/** HOLDINGS_SCOPE=all: every token account the wallet owns (readTokenAccounts), summed per mint. */
-export async function readAllBalances(
-  rpc: RpcClient,
-  commitment: Config['rpcCommitment'],
-  wallet: string,
-  mints: readonly string[],
-  deadlineMs = Infinity,
-): Promise<Map<string, bigint>> {
-  return sumBalances(await readTokenAccounts(rpc, commitment, wallet, deadlineMs), mints);
-}
-
 /** The summed amount of each mint over `accounts` (0n for a mint none of them holds). */
-export function sumBalances(accounts: readonly OwnedTokenAccount[], mints: readonly string[], counts: (account: OwnedTokenAccount) => boolean = () => true): Map<string, bigint> {
+export function sumBalances(accounts: readonly OwnedTokenAccount[], mints: readonly string[]): Map<string, bigint> {
   const balances = new Map<string, bigint>();
   for (const mint of mints) balances.set(mint, 0n);
   for (const account of accounts) {
     const balance = balances.get(account.mint);
-    if (balance !== undefined && counts(account)) balances.set(account.mint, balance + account.amount);
+    if (balance !== undefined) balances.set(account.mint, balance + account.amount);
   }
   return balances;
 }
 
-/**
- * Every token account the wallet owns under both token programs: getTokenAccountsByOwner, one call
- * per program, sent together in one HTTP request. An account counts only when its own bytes name
- * the wallet as owner and it is owned by the program it was listed under; a reply that cannot be
- * decoded fails the read (503), so no caller ever works from a partial list.
- */
-export async function readTokenAccounts(rpc: RpcClient, commitment: Config['rpcCommitment'], wallet: string, deadlineMs = Infinity): Promise<OwnedTokenAccount[]> {
-  const walletBytes = addressBytes(wallet);
-  const outcomes = await rpc.batch(
-    TOKEN_PROGRAM_IDS.map((programId) => ({
-      method: METHOD,
-      params: [wallet, { programId }, { encoding: 'base64', commitment }],
-      parse: (result: unknown) => tokenAccountsOf(result, programId),
-    })),
-    deadlineMs,
-  );
-  const owned: OwnedTokenAccount[] = [];
-  outcomes.forEach((outcome, i) => {
-    if (!outcome.ok) throw outcome.error;
-    const program = TOKEN_PROGRAM_IDS[i]!;
-    for (const { address, token } of outcome.result) {
-      if (!token.owner.equals(walletBytes)) continue;
-      owned.push({ address, program, mint: encodeAddress(token.mint), amount: token.amount, frozen: token.state === 'frozen' });
-    }
-  });
-  return owned;
-}
-
 const METHOD = 'getTokenAccountsByOwner';
 
-/** Decoded token accounts of a getTokenAccountsByOwner reply; accounts of another program are left out. */
-function tokenAccountsOf(result: unknown, program: string): { address: string; token: RawTokenAccount }[] {
-  const accounts = parseKeyedAccounts(contextValue(result, METHOD), METHOD);
-  return accounts
-    .filter(({ account }) => account.owner === program)
-    .map(({ pubkey, account }) => {
-      try {
-        return { address: pubkey, token: readTokenAccount(account.data, program) };
-      } catch (error) {
-        if (error instanceof TokenAccountError) throw malformed(METHOD, error.message);
-        throw error;
-      }
-    });
+/**
+ * Every token account the wallet owns under both token programs: getTokenAccountsByOwner with
+ * `{programId}`, one call per program, each a single JSON-RPC call that the coalescer merges with
+ * other logins' calls into batches. The reply's size grows with the wallet (~420 bytes an account
+ * with TOKEN_ACCOUNT_SLICE): read only after the signature verified.
+ */
+export async function readTokenAccounts(calls: CallCoalescer, commitment: Config['rpcCommitment'], wallet: string, deadlineMs = Infinity): Promise<OwnedTokenAccount[]> {
+  const lists = await Promise.all(
+    TOKEN_PROGRAM_IDS.map((programId) =>
+      calls.call(METHOD, [wallet, { programId }, listOptions(commitment)], (result) => listedTokenAccounts(result, { wallet, program: programId }), deadlineMs),
+    ),
+  );
+  return distinct(lists);
+}
+
+/**
+ * The wallet's token accounts of each of `mints`: getTokenAccountsByOwner with `{mint}`, one call
+ * per mint, each answering only that mint's accounts (a reply of ~100 bytes when the wallet holds
+ * none). The node answers an error for an address that is not a mint, so each mint's program is
+ * known first (mint-programs.ts: cached, one shared getMultipleAccounts when not); a mint of
+ * neither program is held by nobody.
+ */
+export async function readTokenAccountsOfMints(
+  calls: CallCoalescer,
+  mintPrograms: MintPrograms,
+  commitment: Config['rpcCommitment'],
+  wallet: string,
+  mints: readonly string[],
+  deadlineMs = Infinity,
+): Promise<OwnedTokenAccount[]> {
+  // A policy's mints are known after its first login: no lookup, no map.
+  let unknown = false;
+  for (const mint of mints) if (mintPrograms.knownProgramOf(mint) === undefined) unknown = true;
+  const programs = unknown ? await mintPrograms.programsOf(mints, deadlineMs) : undefined;
+  const reads: Promise<OwnedTokenAccount[]>[] = [];
+  // Callers plan each mint once (src/features/lib/holdings-plan.ts); a repeat would be listed twice, a 503.
+  for (const mint of mints) {
+    const program = programs === undefined ? mintPrograms.knownProgramOf(mint)! : programs.get(mint)!;
+    if (program === null) continue;
+    reads.push(calls.call(METHOD, [wallet, { mint }, listOptions(commitment)], (result) => listedTokenAccounts(result, { wallet, program, mint }), deadlineMs));
+  }
+  return distinct(reads.length === 1 ? [await reads[0]!] : await Promise.all(reads));
+}
+
+/** The same options object for every call of a commitment. */
+const LIST_OPTIONS = new Map<Config['rpcCommitment'], Readonly<Record<string, unknown>>>();
+function listOptions(commitment: Config['rpcCommitment']): Readonly<Record<string, unknown>> {
+  let options = LIST_OPTIONS.get(commitment);
+  if (options === undefined) LIST_OPTIONS.set(commitment, (options = Object.freeze({ encoding: 'base64', commitment, dataSlice: TOKEN_ACCOUNT_SLICE })));
+  return options;
+}
+
+/**
+ * The accounts of one getTokenAccountsByOwner reply, each checked: owned by `program`, a
+ * well-formed token account naming the wallet (and `mint`, when the call filtered by mint), listed
+ * once. Any account that is not is a malformed reply (the RPC client tries another endpoint, then
+ * answers 503): a list with one bad entry is not a list to count from.
+ */
+function listedTokenAccounts(result: unknown, asked: { wallet: string; program: string; mint?: string }): OwnedTokenAccount[] {
+  const listed = parseKeyedAccounts(contextValue(result, METHOD), METHOD, TOKEN_ACCOUNT_SLICE);
+  if (listed.length === 0) return [];
+  const walletBytes = addressBytes(asked.wallet);
+  const seen = new Set<string>();
+  return listed.map(({ pubkey, account }) => {
+    const fail = (why: string) => malformed(METHOD, `account ${pubkey} ${why}`);
+    if (seen.has(pubkey)) throw fail('is listed twice');
+    seen.add(pubkey);
+    const held = checkedTokenAccount(account, asked.program, fail);
+    if (!held.owner.equals(walletBytes)) throw fail('names another owner');
+    if (asked.mint !== undefined && !held.mint.equals(mintBytesOf(asked.mint))) throw fail('names another mint');
+    const mint = asked.mint ?? encodeAddress(held.mint);
+    return { address: pubkey, program: asked.program, mint, amount: held.amount, frozen: held.frozen };
+  });
+}
+
+/** One account listed by two replies (under both programs, or for two mints) would be counted twice. */
+function distinct(lists: OwnedTokenAccount[][]): OwnedTokenAccount[] {
+  const accounts = lists.flat();
+  if (accounts.length < 2) return accounts;
+  const addresses = new Set<string>();
+  for (const { address } of accounts) {
+    if (addresses.has(address)) throw upstreamUnavailable(`${METHOD}: account ${address} is listed twice`);
+    addresses.add(address);
+  }
+  return accounts;
 }

@@ -37,7 +37,7 @@ export async function readProgramAccounts(
   // The reply (a bare list) carries no slot: `minContextSlot` has the node refuse if it is older.
   if (minSlot > 0) config.minContextSlot = minSlot;
   return rpc.call(METHOD, [programId, config], (result) => {
-    const accounts = parseKeyedAccounts(result, METHOD, dataSlice?.length);
+    const accounts = parseKeyedAccounts(result, METHOD, dataSlice);
     for (const { account } of accounts) {
       if (account.owner !== programId) throw malformed(METHOD, 'an account is not owned by the program');
       if (dataSlice === undefined && !checks.every((check) => check(account.data))) {

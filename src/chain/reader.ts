@@ -4,7 +4,7 @@ import { AccountBatcher } from './account-batcher.js';
 import { CallCoalescer } from './call-coalescer.js';
 import { isAtaCached, rememberAssociatedTokenAddress, type AtaSeed } from './ata.js';
 import { readSignatures, readTransactions, type HistoryCommitment } from './history.js';
-import { readAllBalances, readAtaBalances, readTokenAccounts } from './holdings.js';
+import { readAtaBalances, readTokenAccounts, readTokenAccountsOfMints } from './holdings.js';
 import { LruCache } from './lru.js';
 import { MintPrograms } from './mint-programs.js';
 import { readProgramAccounts } from './program-accounts.js';
@@ -95,22 +95,22 @@ class RpcChainReader implements ChainReader {
   }
 
   async getTokenBalances(wallet: string, mints: readonly string[]): Promise<Map<string, bigint>> {
-    const { config, rpc, batcher, mintPrograms } = this.parts;
-    const balances = await (config.holdingsScope === 'ata'
-      ? readAtaBalances(batcher, mintPrograms, wallet, mints, this.deadlineMs)
-      : readAllBalances(rpc, config.rpcCommitment, wallet, mints, this.deadlineMs));
+    const { batcher, mintPrograms } = this.parts;
+    const balances = await readAtaBalances(batcher, mintPrograms, wallet, mints, this.deadlineMs);
     this.saw();
     return balances;
   }
 
-  async getTokenAccounts(wallet: string): Promise<OwnedTokenAccount[]> {
-    const accounts = await readTokenAccounts(this.parts.rpc, this.parts.config.rpcCommitment, wallet, this.deadlineMs);
+  async getTokenAccounts(wallet: string, mints?: readonly string[]): Promise<OwnedTokenAccount[]> {
+    const { calls, mintPrograms, config } = this.parts;
+    const accounts = await (mints === undefined
+      ? readTokenAccounts(calls, config.rpcCommitment, wallet, this.deadlineMs)
+      : readTokenAccountsOfMints(calls, mintPrograms, config.rpcCommitment, wallet, mints, this.deadlineMs));
     this.saw();
     return accounts;
   }
 
   atasToDerive(wallet: string, mints: readonly string[]): AtaSeed[] {
-    if (this.parts.config.holdingsScope !== 'ata') return [];
     const seeds: AtaSeed[] = [];
     // Each mint once: a policy's handful is searched faster than a Set is built.
     const unique = mints.length > 16 ? new Set(mints) : mints.filter((mint, i) => mints.indexOf(mint) === i);

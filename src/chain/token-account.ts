@@ -3,13 +3,24 @@ import { TOKEN_2022_PROGRAM_ID } from './programs.js';
 
 /** SPL Token account layout (docs/solana-wire-format.md): the same first 165 bytes under both token programs. */
 export const TOKEN_ACCOUNT_SIZE = 165;
-/** mint 0..32, owner 32..64, amount u64 LE 64..72: all a holdings check needs. */
+/** mint 0..32, owner 32..64, amount u64 LE 64..72. */
 export const TOKEN_ACCOUNT_HEAD_SIZE = 72;
 const STATE_OFFSET = 108;
 /** Token-2022: byte 165 says what the account is; 2 = token account (1 = mint). */
 const ACCOUNT_TYPE_OFFSET = 165;
 const ACCOUNT_TYPE_ACCOUNT = 2;
 export const TLV_START = 166;
+
+/**
+ * The bytes the gate asks for when it counts a token account: 0..166. The slice hides the
+ * account's length, so it is chosen to show what the length would: a Token or plain Token-2022
+ * account (165 bytes) comes back as exactly 165 bytes; a Token-2022 account with extensions comes
+ * back as 166, its last byte the account type, which must be 2 (account); anything shorter is cut
+ * short. The state at byte 108 is inside it. 94 more bytes per account than the 72 that hold the
+ * mint, owner and amount (~125 more characters of base64), and it does not depend on the reply's
+ * optional `space` field (docs/solana-wire-format.md, "Token accounts": checked when present).
+ */
+export const TOKEN_ACCOUNT_SLICE = { offset: 0, length: TOKEN_ACCOUNT_SIZE + 1 } as const;
 
 export type TokenAccountState = 'uninitialized' | 'initialized' | 'frozen';
 const STATES: readonly TokenAccountState[] = ['uninitialized', 'initialized', 'frozen'];
@@ -48,6 +59,37 @@ export class TokenAccountError extends Error {
 export function readTokenAccountHead(data: Buffer): TokenAccountHead {
   if (data.length < TOKEN_ACCOUNT_HEAD_SIZE) throw new TokenAccountError(`token account head needs 72 bytes, got ${data.length}`);
   return { mint: data.subarray(0, 32), owner: data.subarray(32, 64), amount: data.readBigUInt64LE(64) };
+}
+
+/** An account the gate counts: initialized or frozen (a frozen account still holds its tokens). */
+export interface HeldTokenAccount extends TokenAccountHead {
+  frozen: boolean;
+}
+
+/**
+ * The token account at the start of `data` (TOKEN_ACCOUNT_SLICE of it, or all of it) as the token
+ * program `program` lays it out, or TokenAccountError: shorter than 165 bytes; longer under the
+ * Token program; longer under Token-2022 without account type 2 at byte 165; a state other than
+ * initialized (1) or frozen (2) — an uninitialized account holds nothing and names no owner, so a
+ * reply counting it is wrong; or a `space` (the reply's account length, when it gives one) that
+ * contradicts the bytes. Mint and owner are views, for the caller to compare with what it asked.
+ */
+export function readHeldTokenAccount(data: Buffer, program: string, space?: number): HeldTokenAccount {
+  const length = data.length;
+  if (length < TOKEN_ACCOUNT_SIZE) throw new TokenAccountError(`token account data is ${length} bytes, expected at least 165`);
+  if (length > TOKEN_ACCOUNT_SIZE) {
+    if (program !== TOKEN_2022_PROGRAM_ID) throw new TokenAccountError(`SPL Token account is longer than 165 bytes`);
+    if (data[ACCOUNT_TYPE_OFFSET] !== ACCOUNT_TYPE_ACCOUNT) throw new TokenAccountError(`Token-2022 account type is ${data[ACCOUNT_TYPE_OFFSET]}, expected 2 (account)`);
+  }
+  // 165 bytes back from a 166-byte slice: the account is exactly 165 bytes. Longer data was sliced (or is whole).
+  if (space !== undefined && (length === TOKEN_ACCOUNT_SIZE ? space !== TOKEN_ACCOUNT_SIZE : space < length)) {
+    throw new TokenAccountError(`account length (space) ${space} contradicts its ${length} bytes of data`);
+  }
+  const stateByte = data[STATE_OFFSET]!;
+  if (stateByte !== 1 && stateByte !== 2) {
+    throw new TokenAccountError(stateByte === 0 ? 'token account is uninitialized' : `token account state ${stateByte} is not 1 (initialized) or 2 (frozen)`);
+  }
+  return { mint: data.subarray(0, 32), owner: data.subarray(32, 64), amount: data.readBigUInt64LE(64), frozen: stateByte === 2 };
 }
 
 /**

@@ -12,6 +12,8 @@ export interface AccountInfo {
   /** Account data, or the requested slice of it. */
   data: Buffer;
   executable: boolean;
+  /** The whole data's length (`space`), when the reply gives it (it is optional: older nodes leave it out). */
+  space?: number;
 }
 
 export interface KeyedAccount {
@@ -108,26 +110,28 @@ export interface OwnedTokenAccount {
 
 export interface ChainReader {
   /**
-   * Summed balance (base units) of each mint over the wallet's token accounts of both token
-   * programs, as counted by HOLDINGS_SCOPE (`ata`: its associated token accounts, read through the
-   * batched getMultipleAccounts path; `all`: every token account it owns). A mint the wallet holds
-   * nothing of maps to 0n. Mints must be valid base58 32-byte addresses.
+   * Summed balance (base units) of each mint over the wallet's ASSOCIATED token accounts (the one
+   * under the mint's own token program; batched getMultipleAccounts). A mint the wallet holds
+   * nothing of maps to 0n. Cheap, and bypassable by a holder who keeps the mint in another account:
+   * src/chain/wallet-holdings.ts decides when it is enough. Mints must be valid base58 addresses.
    */
   getTokenBalances(wallet: string, mints: readonly string[]): Promise<Map<string, bigint>>;
   /**
    * The associated token accounts getTokenBalances(wallet, mints) would derive and has not derived
-   * yet — those of mints whose token program is already known; none with HOLDINGS_SCOPE=all. The
-   * pipeline has them derived in the verify pool, in the task that checks the signature, so a
-   * first sign-in does not spend event-loop time on them (rememberAtas hands them back).
+   * yet — those of mints whose token program is already known. The pipeline has them derived in
+   * the verify pool, in the task that checks the signature, so a first sign-in does not spend
+   * event-loop time on them (rememberAtas hands them back).
    */
   atasToDerive(wallet: string, mints: readonly string[]): AtaSeed[];
   /** Caches ATAs derived elsewhere (`addresses[i]` is the ATA of `seeds[i]`). */
   rememberAtas(seeds: readonly AtaSeed[], addresses: readonly string[]): void;
   /**
-   * Every token account the wallet owns under both token programs (getTokenAccountsByOwner, both
-   * programs in one HTTP request), whatever HOLDINGS_SCOPE says: the caller decides what counts.
+   * Token accounts the wallet owns, every one of them (getTokenAccountsByOwner): without `mints`,
+   * its whole list under both token programs (one call per program); with `mints`, those holding
+   * each of them (one call per mint). Never read before the wallet's signature verified: the reply
+   * grows with the wallet.
    */
-  getTokenAccounts(wallet: string): Promise<OwnedTokenAccount[]>;
+  getTokenAccounts(wallet: string, mints?: readonly string[]): Promise<OwnedTokenAccount[]>;
   /** Batched, deduplicated, limited: concurrent callers share getMultipleAccounts calls. */
   getMultipleAccounts(keys: readonly string[], slice?: DataSlice): Promise<(AccountInfo | null)[]>;
   /**

@@ -2,10 +2,11 @@
 import { checkCommand, CHECK_HELP } from './check.js';
 import { keysCommand, KEYS_HELP } from './keys.js';
 import { loginCommand, LOGIN_HELP } from './login.js';
+import { mintCommand, MINT_HELP, mintStatusCommand, MINT_STATUS_HELP } from './mint.js';
 import { EXIT, printProgress, printResult, UsageError } from './io.js';
 import { verifyCommand, VERIFY_HELP } from './verify.js';
 
-const HELP = `x404: sign in to an x404 gate, check its tokens, make its keys, ask why a rule refused a wallet.
+const HELP = `x404: sign in to an x404 gate, check its tokens, make its keys, ask why a rule refused a wallet, mint through it.
 
 ${LOGIN_HELP}
 
@@ -15,10 +16,21 @@ ${CHECK_HELP}
 
 ${KEYS_HELP}
 
+${MINT_HELP}
+
+${MINT_STATUS_HELP}
+
 Exit codes: 0 success; 1 the gate refused the wallet or the token is invalid; 2 usage error;
 3 the gate could not be reached, was rate limiting or could not read the chain (try again).`;
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { login: loginCommand, verify: verifyCommand, keys: keysCommand, check: checkCommand };
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
+  login: loginCommand,
+  verify: verifyCommand,
+  keys: keysCommand,
+  check: checkCommand,
+  mint: mintCommand,
+  'mint-status': mintStatusCommand,
+};
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -31,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const run = COMMANDS[command];
-  if (!run) throw new UsageError(`unknown command "${command}"; use login, verify, keys or check (x404 --help)`);
+  if (!run) throw new UsageError(`unknown command "${command}"; use login, verify, keys, check, mint or mint-status (x404 --help)`);
   return run(rest);
 }
 

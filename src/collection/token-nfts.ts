@@ -1,5 +1,7 @@
 import { addressBytes } from '../chain/address.js';
+import { isLamportsOnly } from '../chain/holdings.js';
 import type { AccountInfo, ChainReader, OwnedTokenAccount } from '../chain/types.js';
+import { upstreamUnavailable } from '../errors.js';
 import { isMetadataAddressCached, metadataAddress, readMetadata, TOKEN_METADATA_PROGRAM_ID } from './token-metadata.js';
 import { readMint } from './token-group.js';
 
@@ -66,18 +68,31 @@ const DERIVATIONS_PER_TURN = 32;
 const DECODES_PER_TURN = 256;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * Which standard counts the NFT, or null when it does not count. Only well-formed data decides
+ * (docs/solana-wire-format.md, "Collections"): the mint must exist as an initialized mint of the
+ * token program of the account holding it (a token account holding 1 of it proves it does), and
+ * the metadata PDA — which only Token Metadata can create — holds nothing (no account, or lamports
+ * someone sent there) or a MetadataV1 account naming this mint. Anything else at those addresses
+ * is a broken or tampering node: 503, never "no NFT" (which a `not` over collection would turn
+ * into a pass).
+ */
 function standardOf(mint: string, program: string, mintAccount: AccountInfo | null, metadataAccount: AccountInfo | null, match: CollectionMatch): 'tokenMetadata' | 'token2022' | null {
-  if (mintAccount === null || mintAccount.owner !== program) return null;
+  const fail = (what: string, why: string) => upstreamUnavailable(`getMultipleAccounts: the ${what} of NFT ${mint} ${why}`);
+  if (mintAccount === null) throw fail('mint account', 'is missing, though a token account holds it');
+  if (mintAccount.owner !== program) throw fail('mint account', `is owned by ${mintAccount.owner}, not by the token program of the account holding it`);
   const mintBytes = addressBytes(mint);
   const facts = readMint(mintAccount.data, program, mintBytes);
-  if (facts === null || facts.decimals !== 0 || facts.supply !== 1n) return null;
-  if (metadataAccount !== null && metadataAccount.owner === TOKEN_METADATA_PROGRAM_ID) {
+  if (facts === null) throw fail('mint account', 'is not a well-formed initialized mint');
+  if (facts.decimals !== 0 || facts.supply !== 1n) return null;
+  if (metadataAccount !== null && !isLamportsOnly(metadataAccount)) {
+    if (metadataAccount.owner !== TOKEN_METADATA_PROGRAM_ID) throw fail('Token Metadata account', `is owned by ${metadataAccount.owner}, not by Token Metadata`);
     const metadata = readMetadata(metadataAccount.data);
-    if (metadata !== null && metadata.mint.equals(mintBytes)) {
-      const { collection, firstCreator } = metadata;
-      if (collection?.verified === true && match.collections.has(collection.key)) return 'tokenMetadata';
-      if (firstCreator?.verified === true && match.creators.has(firstCreator.address)) return 'tokenMetadata';
-    }
+    if (metadata === null) throw fail('Token Metadata account', 'is not a well-formed MetadataV1 account');
+    if (!metadata.mint.equals(mintBytes)) throw fail('Token Metadata account', 'names another mint');
+    const { collection, firstCreator } = metadata;
+    if (collection?.verified === true && match.collections.has(collection.key)) return 'tokenMetadata';
+    if (firstCreator?.verified === true && match.creators.has(firstCreator.address)) return 'tokenMetadata';
   }
   if (facts.group !== null && match.collections.has(facts.group)) return 'token2022';
   return null;

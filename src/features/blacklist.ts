@@ -1,11 +1,18 @@
+import type { HoldingsScope } from '../chain/wallet-holdings.js';
 import { GateError } from '../errors.js';
 import { addressList, amountByAddress, requireHeaders } from '../lib/header-values.js';
+import { holdingsScopeHeader, SCOPE_HEADER } from './lib/holdings-scope.js';
 import type { Feature } from './types.js';
 
-/** docs/api.md §5: holds none of `excluded_mints`, and no mint above its `max_holdings` entry. */
+/**
+ * docs/api.md §5: holds none of `excluded_mints`, and no mint above its `max_holdings` entry — in
+ * any token account it owns, unless the policy's `scope` is `ata` (src/chain/wallet-holdings.ts).
+ */
 export interface BlacklistParams {
   excludedMints: string[];
   maxHoldings: Map<string, bigint>;
+  /** The policy's `scope`, when it names one. */
+  scope: HoldingsScope | undefined;
 }
 
 /**
@@ -25,7 +32,7 @@ function mintsOf(params: BlacklistParams): readonly string[] {
 
 export const blacklistFeature: Feature<BlacklistParams> = {
   name: 'blacklist',
-  policyHeaders: ['excluded_mints', 'max_holdings', 'geo_code', 'geo_code_locs'],
+  policyHeaders: ['excluded_mints', 'max_holdings', 'geo_code', 'geo_code_locs', SCOPE_HEADER],
   geoRequired: true,
   cost: 'accounts',
   failures: [
@@ -38,10 +45,13 @@ export const blacklistFeature: Feature<BlacklistParams> = {
     return {
       excludedMints: addressList('excluded_mints', headers.get('excluded_mints') as string),
       maxHoldings: amountByAddress('max_holdings', headers.get('max_holdings') as string),
+      scope: holdingsScopeHeader(headers),
     };
   },
 
   heldMints: mintsOf,
+  deniesHoldings: true,
+  holdingsScope: ({ scope }) => scope,
 
   async check(_wallet, params, { holdings }) {
     const { excludedMints, maxHoldings } = params;

@@ -1,12 +1,15 @@
+import type { HoldingsScope } from '../chain/wallet-holdings.js';
 import { GateError, invalidHeader } from '../errors.js';
 import { describe, jsonHeader, MAX_LIST_ENTRIES, requireHeaders } from '../lib/header-values.js';
+import { holdingsScopeHeader, SCOPE_HEADER } from './lib/holdings-scope.js';
 import { reportRequirement, tokenRequirement, type TokenRequirement } from './lib/requirement.js';
 import type { Feature } from './types.js';
 
 /**
  * multitoken: a portfolio of `{mint, amount}` requirements, of which every one (`ALL`, the
  * default), at least one (`ANY`), or at least N (an integer 1..M) must be met. A requirement is
- * met when the wallet's balance of the mint (HOLDINGS_SCOPE, both token programs) is ≥ amount.
+ * met when the wallet's balance of the mint (both token programs; which accounts count:
+ * src/chain/wallet-holdings.ts) is ≥ amount.
  */
 export interface MultitokenParams {
   requirements: TokenRequirement[];
@@ -14,11 +17,13 @@ export interface MultitokenParams {
   needed: number;
   /** As the policy said it, for messages and the failure body. */
   mode: string;
+  /** The policy's `scope`, when it names one. */
+  scope: HoldingsScope | undefined;
 }
 
 export const multitokenFeature: Feature<MultitokenParams> = {
   name: 'multitoken',
-  policyHeaders: ['required_tokens', 'verification_mode'],
+  policyHeaders: ['required_tokens', 'verification_mode', SCOPE_HEADER],
   geoRequired: false,
   cost: 'accounts',
   failures: [{ status: 500, code: 'INSUFFICIENT_TOKENS' }],
@@ -33,10 +38,11 @@ export const multitokenFeature: Feature<MultitokenParams> = {
     }
     const requirements = parsed.map((entry, index) => tokenRequirement('required_tokens', entry, `entry ${index}`));
     const { needed, mode } = verificationMode(headers.get('verification_mode'), requirements.length);
-    return { requirements, needed, mode };
+    return { requirements, needed, mode, scope: holdingsScopeHeader(headers) };
   },
 
   heldMints: ({ requirements }) => requirements.map((requirement) => requirement.mint),
+  holdingsScope: ({ scope }) => scope,
 
   async check(_wallet, { requirements, needed, mode }, { holdings }) {
     const balances = await holdings.balances([...new Set(requirements.map((r) => r.mint))]);

@@ -1,5 +1,7 @@
+import type { HoldingsScope } from '../chain/wallet-holdings.js';
 import { GateError, invalidHeader } from '../errors.js';
 import { jsonHeader, requireHeaders } from '../lib/header-values.js';
+import { holdingsScopeHeader, SCOPE_HEADER } from './lib/holdings-scope.js';
 import { reportRequirement, tokenRequirement, type TokenRequirement } from './lib/requirement.js';
 import type { Feature } from './types.js';
 
@@ -13,11 +15,13 @@ export type TierName = (typeof TIERS)[number];
 export interface TierParams {
   /** Configured tiers, highest first. */
   tiers: { tier: TierName; requirement: TokenRequirement }[];
+  /** The policy's `scope`, when it names one. */
+  scope: HoldingsScope | undefined;
 }
 
 export const tierFeature: Feature<TierParams> = {
   name: 'tier',
-  policyHeaders: ['tier_config'],
+  policyHeaders: ['tier_config', SCOPE_HEADER],
   geoRequired: false,
   cost: 'accounts',
   failures: [{ status: 500, code: 'INSUFFICIENT_TOKENS' }],
@@ -36,10 +40,11 @@ export const tierFeature: Feature<TierParams> = {
       requirement: tokenRequirement('tier_config', config[tier], `tier ${tier}`),
     }));
     if (tiers.length === 0) throw invalidHeader('tier_config', 'must configure at least one of bronze, silver, gold');
-    return { tiers };
+    return { tiers, scope: holdingsScopeHeader(headers) };
   },
 
   heldMints: ({ tiers }) => tiers.map(({ requirement }) => requirement.mint),
+  holdingsScope: ({ scope }) => scope,
 
   async check(_wallet, { tiers }, { holdings }) {
     const balances = await holdings.balances([...new Set(tiers.map((t) => t.requirement.mint))]);

@@ -1,10 +1,11 @@
-import type { OwnedTokenAccount, SignatureInfo } from '../chain/types.js';
+import type { SignatureInfo } from '../chain/types.js';
+import type { HoldingsScope } from '../chain/wallet-holdings.js';
 import { GateError } from '../errors.js';
 import { address, baseUnits, requireHeaders } from '../lib/header-values.js';
 import { incompleteHistory, mergedHistory, PageBudget, SignatureStream, TransactionBudget } from './lib/history.js';
 import { HoldingsRewind, type TrackedHoldings } from './lib/holdings-history.js';
+import { holdingsScopeHeader, SCOPE_HEADER } from './lib/holdings-scope.js';
 import { nonNegativeNumber } from './lib/numbers.js';
-import { holdingAccounts } from './lib/token-accounts.js';
 import { blockTimeMs, daysBefore, daysSince, isoTime } from './lib/time.js';
 import type { Feature, FeatureContext } from './types.js';
 
@@ -17,6 +18,8 @@ export interface TimelockParams {
   mint: string;
   amount: bigint;
   minDays: number;
+  /** The policy's `scope`, when it names one. */
+  scope: HoldingsScope | undefined;
 }
 
 /** getTransaction reads per batch while rewinding. */
@@ -24,7 +27,7 @@ const BATCH = 100;
 
 export const timelockFeature: Feature<TimelockParams> = {
   name: 'timelock',
-  policyHeaders: ['required_mint', 'mint_amount', 'min_hold_duration_days'],
+  policyHeaders: ['required_mint', 'mint_amount', 'min_hold_duration_days', SCOPE_HEADER],
   geoRequired: false,
   cost: 'history',
   failures: [
@@ -39,14 +42,16 @@ export const timelockFeature: Feature<TimelockParams> = {
       mint: address('required_mint', (headers.get('required_mint') as string).trim()),
       amount: baseUnits('mint_amount', (headers.get('mint_amount') as string).trim()),
       minDays: nonNegativeNumber('min_hold_duration_days', headers.get('min_hold_duration_days') as string),
+      scope: holdingsScopeHeader(headers),
     };
   },
 
   heldMints: ({ mint }) => [mint],
+  holdingsScope: ({ scope }) => scope,
 
   /**
-   * Starts from the current holdings and rewinds them through the transactions of the tracked
-   * token accounts (lib/token-accounts.ts), newest first, reading each account's own signature
+   * Starts from the current holdings and rewinds them through the transactions of the token
+   * accounts the balance was counted over (WalletHoldings.countedAccounts), newest first, reading each account's own signature
    * list — so transfers into the wallet that it did not sign are seen too. The walk ends at the
    * first signature older than the required duration: the holdings were already ≥ amount then,
    * which proves the hold. `holdDurationDays` is the hold proven that way (at least the
@@ -62,7 +67,7 @@ export const timelockFeature: Feature<TimelockParams> = {
    * src/chain/reader.ts), so a node behind the balance read cannot hide a sale and a buy-back.
    */
   async check(wallet, { mint, amount, minDays }, context) {
-    const { chain, holdings } = context;
+    const { holdings } = context;
     const balance = (await holdings.balances([mint])).get(mint) ?? 0n;
     if (balance < amount) {
       throw new GateError(500, 'INSUFFICIENT_BALANCE', `Wallet holds ${balance} of ${mint}; at least ${amount} is required`, {
@@ -71,10 +76,10 @@ export const timelockFeature: Feature<TimelockParams> = {
     }
     if (minDays === 0 || amount === 0n) return { holdDurationDays: minDays };
 
-    const tracked: TrackedHoldings = { wallet, mint, accounts: await holdingAccounts(chain, context.config, wallet, mint) };
-    // Each account's amount now, when the balance came from the wallet's token-account list (read once per login).
-    const current = context.config.holdingsScope === 'all' ? amountsOf(await holdings.tokenAccounts(), mint) : undefined;
-    const outcome = await rewind(new HoldingsRewind(tracked, balance, current), tracked, amount, minDays, context);
+    // The accounts the balance was counted over, and each one's amount now when they came from a list.
+    const counted = await holdings.countedAccounts(mint);
+    const tracked: TrackedHoldings = { wallet, mint, accounts: counted.addresses };
+    const outcome = await rewind(new HoldingsRewind(tracked, balance, counted.amounts), tracked, amount, minDays, context);
     if (outcome.proven) return { holdDurationDays: outcome.heldDays };
 
     const since = outcome.sinceMs === undefined ? 'now' : isoTime(outcome.sinceMs);
@@ -172,11 +177,4 @@ async function rewind(state: HoldingsRewind, tracked: TrackedHoldings, amount: b
     'timelock',
     "the history of the wallet's token accounts ends while they still hold the amount — it does not show the tokens arriving, so it is incomplete (pruned or behind)",
   );
-}
-
-/** Each token account's amount of `mint`. */
-function amountsOf(accounts: readonly OwnedTokenAccount[], mint: string): Map<string, bigint> {
-  const amounts = new Map<string, bigint>();
-  for (const account of accounts) if (account.mint === mint) amounts.set(account.address, account.amount);
-  return amounts;
 }

@@ -1,5 +1,5 @@
 import type { ChainReader } from '../chain/types.js';
-import type { WalletHoldings } from '../chain/wallet-holdings.js';
+import type { HoldingsScope, WalletHoldings } from '../chain/wallet-holdings.js';
 import type { Config } from '../config.js';
 import type { HeaderBag } from '../lib/header-values.js';
 import type { FeatureName } from './names.js';
@@ -65,6 +65,15 @@ export interface Feature<Params = unknown> {
    * verify task (ChainReader.atasToDerive).
    */
   heldMints?(params: Params): readonly string[];
+  /**
+   * The check fails when a balance is too HIGH (blacklist: any excluded mint, any mint above its
+   * maximum), so hiding tokens could pass it: its balances count every token account the wallet
+   * owns unless its scope is `ata` (src/features/lib/holdings-plan.ts). Under a rule's `not` the
+   * roles swap: a check that fails when a balance is too low becomes the deny condition.
+   */
+  deniesHoldings?: boolean;
+  /** The `scope` its policy names for its balances, when it names one (src/features/lib/holdings-scope.ts). */
+  holdingsScope?(params: Params): HoldingsScope | undefined;
   /** Whether `check` reads the wallet's whole token-account list (context.holdings.tokenAccounts()). */
   readsTokenAccounts?(params: Params): boolean;
   check(wallet: string, params: Params, context: FeatureContext): Promise<FeatureResults>;

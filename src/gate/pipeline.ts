@@ -1,8 +1,9 @@
 import type { ChainReader } from '../chain/types.js';
-import { walletHoldings } from '../chain/wallet-holdings.js';
+import { ataMintsOf, walletHoldings } from '../chain/wallet-holdings.js';
 import { decodeBase58 } from '../lib/base58.js';
 import type { Config } from '../config.js';
 import { GateError, invalidHeader, missingHeader } from '../errors.js';
+import { featureHoldingsPlan } from '../features/lib/holdings-plan.js';
 import { FEATURES } from '../features/registry.js';
 import type { FeatureName } from '../features/names.js';
 import type { HeaderBag } from '../lib/header-values.js';
@@ -280,16 +281,17 @@ function featureCheck(request: AuthRequest, deps: GateDependencies): LoginCheck 
   const geo: GeoPolicy = { ...(own ? own.geo : named!.geo), latitude: headers.get('x-lat'), longitude: headers.get('x-long') };
   const params = own ? own.params : named!.params;
   const heldMints = own ? own.heldMints : (module.heldMints?.(params) ?? NO_MINTS);
-  const tokenAccounts = module.readsTokenAccounts?.(params) ?? false;
-  // Read beside the signature only what the operator named: the caller's own policy (up to 100
-  // mints of its choosing, each a mint and an ATA to read) waits for a verified signature, so a
-  // request without the wallet's key reads nothing (docs/architecture.md, "The read beside the signature").
-  const prefetch = named !== undefined && !tokenAccounts;
+  // Which of them count every token account (src/features/lib/holdings-plan.ts), worked out once per policy.
+  const plan = featureHoldingsPlan(module, params, heldMints, deps.config.holdingsScope);
+  // Read beside the signature only what the operator named, and only ATAs: the caller's own policy
+  // (up to 100 mints of its choosing) and every token-account read wait for a verified signature, so
+  // a request without the wallet's key reads nothing it chose (docs/architecture.md, "The read beside the signature").
+  const prefetch = named !== undefined && !plan.tokenAccounts;
   return {
-    // Balances not read beside the signature have their ATAs derived in the verify task.
-    verifyTaskMints: prefetch ? NO_MINTS : heldMints,
+    // ATA balances not read beside the signature have their ATAs derived in the verify task.
+    verifyTaskMints: prefetch ? NO_MINTS : ataMintsOf(plan),
     start(wallet, chain, { config, now }, deadlineMs) {
-      const holdings = walletHoldings(chain, wallet.address, { mints: heldMints, tokenAccounts }, config.holdingsScope);
+      const holdings = walletHoldings(chain, wallet.address, plan);
       if (prefetch) holdings.prefetch();
       return async () => {
         const results = await module.check(wallet.address, params, { chain, holdings, config, now, deadlineMs });

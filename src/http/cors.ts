@@ -33,6 +33,7 @@ const ALLOWED_HEADERS = [
   'collections',
   'creators',
   'min_count',
+  'scope',
   'Content-Type',
   'Authorization',
 ].join(', ');
@@ -50,7 +51,8 @@ export function createCors(config: Config): Cors {
   const base = { 'Access-Control-Expose-Headers': 'X-404-Nonce, X-404-Mechanism' };
   const wildcard = { ...base, 'Access-Control-Allow-Origin': '*' };
   const preflightExtra = {
-    'Access-Control-Allow-Methods': 'GET, OPTIONS',
+    // POST: the mint route (/x404_mint/<name>), whose JSON body makes browsers ask first.
+    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
     'Access-Control-Allow-Headers': ALLOWED_HEADERS,
     'Access-Control-Max-Age': '600',
   };

@@ -11,6 +11,7 @@ import { FEATURE_NAMES, type FeatureName } from '../features/names.js';
 import { MAX_COLLECTIONS, MAX_CREATORS } from '../features/collection.js';
 import { FEATURES } from '../features/registry.js';
 import type { Rule } from '../rules/types.js';
+import { mintPaths, mintSchemas } from './openapi-mint.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -52,6 +53,15 @@ const GEO_HEADERS = (required: boolean): HeaderSpec[] => [
   { name: 'X-Long', description: 'Longitude in decimal degrees, when geo_code is "true".', schema: { type: 'string' }, example: '2.3522' },
 ];
 
+/** The features that read balances: which token accounts count (docs/features.md, "Which token accounts count"). */
+const SCOPE: HeaderSpec = {
+  name: 'scope',
+  description:
+    '"all": every token account the wallet owns counts; "ata": its associated token accounts only — faster, and a holder who keeps a token in another account passes a deny condition anyway. Absent: HOLDINGS_SCOPE (default "all") for deny conditions, the associated token accounts for positive ones.',
+  schema: { type: 'string', enum: ['all', 'ata'] },
+  example: 'all',
+};
+
 /** docs/api.md §5, one row per feature. */
 const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
   blacklist: [
@@ -69,6 +79,7 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
       json: { type: 'object', additionalProperties: AMOUNT, maxProperties: 100 },
       example: '{"DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263":"1000000000"}',
     },
+    SCOPE,
     ...GEO_HEADERS(true),
   ],
   timelock: [
@@ -80,6 +91,7 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
       requiredToSignIn: true,
       schema: NUMBER_TEXT,
     },
+    SCOPE,
     ...GEO_HEADERS(false),
   ],
   multitoken: [
@@ -94,6 +106,7 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
       description: '"ALL" (default): every requirement; "ANY": at least one; an integer N: at least N.',
       schema: { type: 'string', pattern: '^(ALL|ANY|[0-9]+)$' },
     },
+    SCOPE,
     ...GEO_HEADERS(false),
   ],
   activity: [
@@ -119,6 +132,7 @@ const FEATURE_HEADERS: Record<FeatureName, HeaderSpec[]> = {
         minProperties: 1,
       },
     },
+    SCOPE,
     ...GEO_HEADERS(false),
   ],
   nodebt: [
@@ -210,6 +224,8 @@ export interface OpenApiOptions {
   cookieName?: string;
   /** The rules (POLICIES_FILE), each served at /x404_auth/<rule>. */
   rules?: ReadonlyMap<string, Rule> | undefined;
+  /** The mints (POLICIES_FILE "mints"), served at /x404_mint/<name>. */
+  mintNames?: readonly string[] | undefined;
 }
 
 function policyParameters(feature: FeatureName, options: OpenApiOptions): JsonObject[] {
@@ -633,7 +649,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
     summary: 'Wallet-signature gate for Solana: nonce, ed25519 challenge, on-chain policy checks, JWT.',
     description: [
       'A caller obtains a one-time nonce, signs `CHALLENGE::<nonce>::<path>::<MECHANISM>_<FEATURE>` with its wallet, and sends the signature with the feature\'s policy headers; the gate checks the wallet on chain and returns a JWT bound to the wallet, the feature and the policy.',
-      'All inputs are request headers (GET, no body). Every response carries CORS headers and exposes X-404-Nonce and X-404-Mechanism. Any path not listed answers 404 `{"error":"NOT_FOUND"}`; any method other than GET and OPTIONS answers 405 `METHOD_NOT_ALLOWED`.',
+      'All inputs are request headers (GET, no body), except POST /x404_mint/{name}, which takes a JSON body. Every response carries CORS headers and exposes X-404-Nonce and X-404-Mechanism. Any path not listed answers 404 `{"error":"NOT_FOUND"}`; any method a route does not list answers 405 `METHOD_NOT_ALLOWED`.',
       'Error bodies are `{error, message, status?}`; `error` is a stable code (see each response), `status` is `locdeny`/`locerror` for location outcomes.',
     ].join('\n\n'),
     license: { name: 'MIT', identifier: 'MIT' },
@@ -643,6 +659,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
     { name: 'authentication', description: 'The feature endpoints (docs/api.md §2–§4).' },
     { name: 'forward auth', description: 'For reverse proxies and relying parties: check tokens, list policies, publish keys.' },
     { name: 'operations', description: 'Health, metrics and this document.' },
+    { name: 'minting', description: 'Co-signed mints (docs/minting.md): the gate signs a mint transaction once it passed the mint\'s rule, once per wallet.' },
   ],
   paths: {
     '/health': {
@@ -707,9 +724,10 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
       },
     },
     ...featurePaths(options),
+    ...mintPaths(options.mintNames),
   },
   components: {
-    schemas,
+    schemas: { ...schemas, ...mintSchemas },
     headers: responseHeaders,
     parameters,
     responses: {

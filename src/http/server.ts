@@ -8,6 +8,7 @@ import { isFeatureName } from '../features/names.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { rateLimitedError, rateLimitHeaders } from '../ratelimit/create.js';
 import { clientAddress, proxyTrustWarnings, rateLimitKey } from './client-address.js';
+import { readBody } from './body.js';
 import { createCors, type Cors } from './cors.js';
 import { writeResponse } from './respond.js';
 
@@ -22,6 +23,16 @@ export interface ServerHooks {
   /** Extra GET routes answered as-is (e.g. /metrics, /openapi.json), by exact path. */
   routes?: Record<string, ExtraRoute>;
   health?(): Promise<Record<string, unknown>>;
+  /** GET and POST /x404_mint/<name> (src/mint); absent: the gate has no mints and answers 404. */
+  mint?: MintRoutes;
+}
+
+/** What the mint routes do; the HTTP layer only reads the request (headers, then the body) and writes the answer. */
+export interface MintRoutes {
+  /** Largest POST body accepted (413 beyond). */
+  maxBodyBytes: number;
+  describe(name: string): Promise<GateResponse>;
+  cosign(name: string, body: Uint8Array, headers: ReadonlyMap<string, string>): Promise<GateResponse>;
 }
 
 export interface GateServer {
@@ -42,6 +53,7 @@ export type ExtraRoute = (request: { query: string }) => Promise<RawBody>;
 type Answer = GateResponse & { raw?: RawBody };
 const JSON_TYPE = 'application/json; charset=utf-8';
 const AUTH_PREFIX = '/x404_auth/';
+const MINT_PREFIX = '/x404_mint/';
 const POLICIES_PATH = '/x404_policies';
 const JWKS_PATH = '/.well-known/jwks.json';
 /**
@@ -161,6 +173,33 @@ export async function startServer(
       });
     }
 
+    if (path.startsWith(MINT_PREFIX) && hooks.mint) {
+      const mint = hooks.mint;
+      const name = path.slice(MINT_PREFIX.length);
+      state.route = '/x404_mint/{name}';
+      if (method !== 'GET' && method !== 'POST') return serve(res, state, () => methodNotAllowed(method, 'GET, POST, OPTIONS'));
+      const limited = async (): Promise<void> => {
+        if (!rateLimiter) return;
+        const decision = await rateLimiter.hit(rateLimitKey(clientAddress(state.remoteAddress, state.headers.get('x-forwarded-for'), config.trustProxy, config.trustedProxies)));
+        if (!decision.allowed) throw rateLimitedError(decision);
+        state.extraHeaders = rateLimitHeaders(decision);
+      };
+      if (method === 'GET') {
+        return serve(res, state, async () => {
+          await limited();
+          return mint.describe(name);
+        });
+      }
+      // The body is read from here, synchronously registered (serve registers onAborted first).
+      return serve(res, state, async () => {
+        const body = readBody(res, mint.maxBodyBytes, state.headers.get('content-length'));
+        // Answered by the limiter first: the body's own failure (413) then has no one to tell.
+        body.catch(() => {});
+        await limited();
+        return mint.cosign(name, await body, state.headers);
+      });
+    }
+
     if (path === POLICIES_PATH) {
       state.route = POLICIES_PATH;
       if (method !== 'GET') return serve(res, state, () => methodNotAllowed(method));
@@ -267,6 +306,7 @@ function notFound(path: string): never {
   throw new GateError(404, 'NOT_FOUND', `No route for ${path.slice(0, 100)}; features live at /x404_auth/{blacklist|timelock|multitoken|activity|tier|nodebt|age}`);
 }
 
-function methodNotAllowed(method: string): never {
-  throw new GateError(405, 'METHOD_NOT_ALLOWED', `Method ${method.slice(0, 16)} is not allowed here; use GET`, { headers: { Allow: 'GET, OPTIONS' } });
+function methodNotAllowed(method: string, allow = 'GET, OPTIONS'): never {
+  const use = allow.replace(/, OPTIONS$/, '').replace(', ', ' or ');
+  throw new GateError(405, 'METHOD_NOT_ALLOWED', `Method ${method.slice(0, 16)} is not allowed here; use ${use}`, { headers: { Allow: allow } });
 }

@@ -21,6 +21,8 @@ export class StoredAccount {
     readonly lamports: bigint,
     readonly data: Buffer,
     executable = false,
+    /** The `space` the node reports; the data's length unless a fault says otherwise (tamper.ts). */
+    private readonly space = data.length,
   ) {
     this.executable = executable;
     this.base64Json = this.jsonWithData(`[${JSON.stringify(data.toString('base64'))},"base64"]`);
@@ -30,7 +32,7 @@ export class StoredAccount {
   jsonWithData(dataJson: string): string {
     return (
       `{"data":${dataJson},"executable":${this.executable},"lamports":${this.lamports},` +
-      `"owner":${JSON.stringify(this.owner)},"rentEpoch":${RENT_EPOCH_JSON},"space":${this.data.length}}`
+      `"owner":${JSON.stringify(this.owner)},"rentEpoch":${RENT_EPOCH_JSON},"space":${this.space}}`
     );
   }
 }

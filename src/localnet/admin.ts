@@ -7,6 +7,8 @@
  *                                   refusedByReason, refusedByMethod, gzipped}}
  *   POST /__localnet/reset-stats    → {ok:true}
  *   POST /__localnet/fault          {mode, methods?, count?, variant?} → the fault now set
+ *   POST /__localnet/tamper         {kind, addresses? | wallet?, length?} → the tampered-accounts fault
+ *                                   now set (tamper.ts); {} or {kind:"none"} clears it
  *   POST /__localnet/provider       {latencyMs?, requestsPerSecond?, profile?} → the provider simulation now set
  *                                   (provider.ts: latency of every answer, 429 above the rate; 0 = off) and
  *                                   `profile`, the provider profile in force (a preset name or settings,
@@ -33,6 +35,7 @@ import type { ProviderSimulation } from './provider.js';
 import type { ProviderLimits } from './provider-limits.js';
 import { applyProfileChange } from './provider-profile.js';
 import type { ProviderCounters } from './provider-stats.js';
+import type { AccountTamper, TamperSpec } from './tamper.js';
 import { solTransfer } from './recipes.js';
 import type { ChainState, TokenProgramName } from './state.js';
 import type { Counters } from './stats.js';
@@ -46,6 +49,7 @@ const MAX_ADVANCE = 1_000_000;
 interface AdminContext {
   state: ChainState;
   faults: FaultInjector;
+  tamper: AccountTamper;
   counters: Counters;
   provider: ProviderSimulation;
   profile: ProviderLimits;
@@ -120,6 +124,10 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx
       case 'fault':
         ctx.faults.set(body as unknown as FaultSpec);
         return reply(res, 200, ctx.faults.current());
+      case 'tamper':
+        if (body.kind === undefined || body.kind === 'none') ctx.tamper.clear();
+        else ctx.tamper.set(body as unknown as TamperSpec);
+        return reply(res, 200, { tamper: ctx.tamper.current() });
       case 'provider':
         try {
           const { profile: change, ...simulation } = body;

@@ -24,6 +24,7 @@
  * | clean           | 5 SOL, 25 USDC + 150,000 BONK in ATAs, nothing banned; 3 txs                       | blacklist pass |
  * | banned-holder   | 1,000 `banned` in its ATA                                                          | blacklist fail |
  * | banned-nonata   | 5,000 `banned` only in a non-ATA token account (+ 10 USDC in ATA)                  | HOLDINGS_SCOPE=all fails, =ata passes |
+ * | banned-nonata-t22 | 7 `banned-t22` only in two non-ATA Token-2022 accounts: 4 in a plain 165-byte one, 3 in one with ImmutableOwner | the same, Token-2022 |
  * | banned-t22      | 7 `banned-t22` in its Token-2022 ATA                                               | blacklist fail (Token-2022) |
  * | zero-balance    | ATAs for `banned` and `banned-t22` with amount 0                                   | blacklist pass (0 is not holding) |
  * | whale           | 10,000 SOL, 5,000,000 USDC in ATA + 1,000,000 USDC in a non-ATA account            | blacklist max-holding fail |
@@ -123,6 +124,7 @@ export const DEMO_WALLETS = {
   clean: 'SOL, a little USDC and BONK in ATAs, nothing banned',
   'banned-holder': 'holds `banned` in its ATA',
   'banned-nonata': 'holds `banned` only in a non-ATA token account',
+  'banned-nonata-t22': 'holds `banned-t22` only in two non-ATA Token-2022 accounts',
   'banned-t22': 'holds `banned-t22` in its Token-2022 ATA',
   'zero-balance': 'ATAs for both banned mints with amount 0 (not holding)',
   whale: '5,000,000 USDC in ATA + 1,000,000 in a non-ATA account',
@@ -214,6 +216,16 @@ export function buildDemoState(options: DemoStateOptions = {}): ChainState {
   hold('banned-nonata', 'banned', 5_000, demoAddress('banned-nonata:token-account'));
   hold('banned-nonata', 'usdc', 10);
   hold('banned-t22', 'banned-t22', 7);
+  // Keypair accounts (not ATAs) under Token-2022: one without extensions (165 bytes), one with ImmutableOwner (170).
+  hold('banned-nonata-t22', 'banned-t22', 4, demoAddress('banned-nonata-t22:plain'));
+  state.addTokenAccount({
+    owner: w('banned-nonata-t22'),
+    mint: mint('banned-t22'),
+    amount: units(3, decimals('banned-t22')),
+    program: 'token2022',
+    address: demoAddress('banned-nonata-t22:extended'),
+    extensions: [immutableOwnerExtension()],
+  });
   hold('zero-balance', 'banned', 0);
   hold('zero-balance', 'banned-t22', 0);
   hold('zero-balance', 'usdc', 3);

@@ -18,6 +18,7 @@ import {
   RPC_UNSUPPORTED_TRANSACTION_VERSION,
 } from './rpc-error.js';
 import type { ChainState } from './state.js';
+import type { AccountTamper } from './tamper.js';
 
 /** The RPC version the local chain claims to be (context.apiVersion, getVersion). */
 export const API_VERSION = '2.2.16';
@@ -34,6 +35,8 @@ const MAX_MEMCMP_BYTES = 128;
 export interface NodeView {
   slot: number;
   ledger: Readonly<LedgerSettings>;
+  /** The tampered-accounts fault (tamper.ts), applied to every account an answer shows. */
+  tamper: AccountTamper | undefined;
 }
 
 type Handler = (state: ChainState, params: unknown[], node: NodeView) => string;
@@ -109,28 +112,32 @@ export function mintDecimalsLookup(state: ChainState): (mint: string) => number 
   };
 }
 
-function keyedAccountsJson(state: ChainState, addresses: Iterable<string>, options: EncodingOptions, dropUnparsed: boolean): string {
+function keyedAccountsJson(state: ChainState, addresses: Iterable<string>, options: EncodingOptions, dropUnparsed: boolean, tamper: AccountTamper | undefined): string {
   const decimals = mintDecimalsLookup(state);
   const parts: string[] = [];
   for (const address of addresses) {
     const account = state.getAccount(address);
     if (!account) continue;
-    const json = renderAccount(account, options, decimals, dropUnparsed);
-    if (json !== null) parts.push(`{"account":${json},"pubkey":"${address}"}`);
+    const json = renderAccount(tamper ? tamper.render(state, account) : account, options, decimals, dropUnparsed);
+    if (json === null) continue;
+    const copies = tamper ? tamper.copies(state, address) : 1;
+    for (let copy = 0; copy < copies; copy++) parts.push(`{"account":${json},"pubkey":"${address}"}`);
   }
   return `[${parts.join(',')}]`;
 }
 
 const getAccountInfo: Handler = (state, params, node) => {
+  const { tamper } = node;
   const address = pubkeyParam(params[0]);
   const config = configAt(params, 1);
   const options = parseEncodingOptions(config);
   checkMinContextSlot(config, node);
   const account = state.getAccount(address);
-  return context(state, account ? renderAccount(account, options, mintDecimalsLookup(state))! : 'null', node.slot);
+  return context(state, account ? renderAccount(tamper ? tamper.render(state, account) : account, options, mintDecimalsLookup(state))! : 'null', node.slot);
 };
 
 const getMultipleAccounts: Handler = (state, params, node) => {
+  const { tamper } = node;
   const keys = params[0];
   if (!Array.isArray(keys)) throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected a sequence.');
   if (keys.length > MAX_MULTIPLE_ACCOUNTS) {
@@ -147,7 +154,7 @@ const getMultipleAccounts: Handler = (state, params, node) => {
       pubkeyParam(key);
       return 'null';
     }
-    return renderAccount(account, options, decimals)!;
+    return renderAccount(tamper ? tamper.render(state, account) : account, options, decimals)!;
   });
   return context(state, `[${values.join(',')}]`, node.slot);
 };
@@ -159,6 +166,7 @@ const getBalance: Handler = (state, params, node) => {
 };
 
 const getTokenAccountsByOwner: Handler = (state, params, node) => {
+  const { tamper } = node;
   const owner = pubkeyParam(params[0]);
   const filter = params[1] as Record<string, unknown> | undefined;
   if (!filter || typeof filter !== 'object') {
@@ -189,7 +197,7 @@ const getTokenAccountsByOwner: Handler = (state, params, node) => {
     if (mint !== null && bs58.encode(account.data.subarray(0, 32)) !== mint) continue;
     matching.push(address);
   }
-  return context(state, keyedAccountsJson(state, matching, options, true), node.slot);
+  return context(state, keyedAccountsJson(state, matching, options, true, tamper), node.slot);
 };
 
 interface MemcmpFilter {
@@ -242,6 +250,7 @@ function parseProgramAccountFilters(raw: unknown): { dataSize: number | null; me
 }
 
 const getProgramAccounts: Handler = (state, params, node) => {
+  const { tamper } = node;
   const programId = pubkeyParam(params[0]);
   const config = configAt(params, 1);
   const options = parseEncodingOptions(config);
@@ -260,7 +269,7 @@ const getProgramAccounts: Handler = (state, params, node) => {
     if (!memcmps.every((m) => m.offset + m.bytes.length <= data.length && data.compare(m.bytes, 0, m.bytes.length, m.offset, m.offset + m.bytes.length) === 0)) continue;
     matching.push(address);
   }
-  const list = keyedAccountsJson(state, matching, options, false);
+  const list = keyedAccountsJson(state, matching, options, false, tamper);
   return config.withContext === true ? context(state, list, node.slot) : list;
 };
 
@@ -359,8 +368,14 @@ const HANDLERS: Record<string, Handler> = {
   getVersion,
 };
 
-/** Runs one call; the result as JSON text. `ledger`: what part of the ledger the node serves (default: all of it, current). */
-export function callMethod(state: ChainState, method: string, params: unknown, ledger: { view: Readonly<LedgerSettings>; slotFor(chainSlot: number, method: string): number } = FULL_LEDGER): string {
+/** Runs one call; the result as JSON text. `ledger`: what part of the ledger the node serves (default: all of it, current); accounts shown as `tamper` says, when given. */
+export function callMethod(
+  state: ChainState,
+  method: string,
+  params: unknown,
+  ledger: { view: Readonly<LedgerSettings>; slotFor(chainSlot: number, method: string): number } = FULL_LEDGER,
+  tamper?: AccountTamper,
+): string {
   // The DAS API (named parameters) on the same endpoint, as DAS providers serve it.
   if (method === 'searchAssets') return searchAssets(state, params);
   const handler = Object.hasOwn(HANDLERS, method) ? HANDLERS[method] : undefined;
@@ -368,7 +383,7 @@ export function callMethod(state: ChainState, method: string, params: unknown, l
   if (params !== undefined && params !== null && !Array.isArray(params)) {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: expected an array.');
   }
-  return handler(state, (params as unknown[] | undefined) ?? [], { slot: ledger.slotFor(state.slot, method), ledger: ledger.view });
+  return handler(state, (params as unknown[] | undefined) ?? [], { slot: ledger.slotFor(state.slot, method), ledger: ledger.view, tamper });
 }
 
 const FULL_LEDGER = { view: DEFAULT_LEDGER, slotFor: (chainSlot: number) => chainSlot };

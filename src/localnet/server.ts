@@ -24,12 +24,15 @@ import type { ChainState } from './state.js';
 import { Counters, type CounterSnapshot } from './stats.js';
 import { TransactionExecutor } from './executor.js';
 import { TransactionRpc } from './transaction-rpc.js';
+import { AccountTamper } from './tamper.js';
 
 export interface LocalnetHandle {
   url: string; // http://127.0.0.1:PORT
   port: number;
   state: ChainState;
   faults: FaultInjector;
+  /** The tampered-accounts fault (tamper.ts): chosen accounts answered cut short or rewritten. */
+  tamper: AccountTamper;
   /** Simulated provider latency and request-rate limit (provider.ts). */
   provider: ProviderSimulation;
   /** The provider profile in force: batches, budgets, refused methods, gzip (provider-profile.ts, provider-limits.ts). */
@@ -159,7 +162,7 @@ function parseRequest(raw: unknown): RpcRequest | RpcError {
 }
 
 /** Runs one parsed member of a request, applying a per-call fault (rpc-error, unhealthy, transaction faults) if it hits. */
-function answer(state: ChainState, transactions: TransactionRpc, request: RpcRequest | RpcError, fault: FaultSpec | null, ledger: NodeLedger): string {
+function answer(state: ChainState, transactions: TransactionRpc, request: RpcRequest | RpcError, fault: FaultSpec | null, ledger: NodeLedger, tamper: AccountTamper): string {
   if (request instanceof RpcError) return errorJson(null, request.toJson());
   if (fault && FaultInjector.hits(fault, request.method)) {
     if (fault.mode === 'rpc-error') {
@@ -177,7 +180,7 @@ function answer(state: ChainState, transactions: TransactionRpc, request: RpcReq
     // Reads never reach the transaction methods (nor load LiteSVM).
     const result = transactions.handles(request.method)
       ? transactions.call(request.method, request.params, fault && FaultInjector.hits(fault, request.method) ? fault : null)
-      : callMethod(state, request.method, request.params, ledger);
+      : callMethod(state, request.method, request.params, ledger, tamper);
     if (fault?.mode === 'malformed' && fault.variant === 'no-value') return withoutValue(request.id, result);
     return `{"jsonrpc":"2.0","result":${result},"id":${JSON.stringify(request.id)}}`;
   } catch (error) {
@@ -198,6 +201,7 @@ function withoutValue(id: unknown, resultJson: string): string {
 export async function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHandle> {
   const state = options.state ?? buildDemoState(options.now === undefined ? {} : { now: options.now });
   const faults = new FaultInjector();
+  const tamper = new AccountTamper();
   const counters = new Counters();
   const provider = new ProviderSimulation(options.provider);
   const profile = new ProviderLimits(state, options.profile === undefined ? presetSettings('none') : applyProfileChange(presetSettings('none'), options.profile));
@@ -214,6 +218,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     const body = await readBody(req, res);
     if (body === null) return;
     counters.httpRequests += 1;
+    counters.requestBytes += Buffer.byteLength(body);
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
@@ -287,18 +292,20 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     }
     const answers = members.map((member, index) => {
       const refusal = refusals?.[index];
-      return refusal && !(member instanceof RpcError) ? errorJson(member.id, refusal.error) : answer(state, transactions, member, fault, ledger);
+      return refusal && !(member instanceof RpcError) ? errorJson(member.id, refusal.error) : answer(state, transactions, member, fault, ledger, tamper);
     });
+    counters.countAnswers(members.map((member) => (member instanceof RpcError ? undefined : member.method)), answers);
     record((member, index) => (fault?.mode === 'malformed' ? 'a malformed reply (fault)' : summarizeAnswer(member.method, answers[index]!)));
     let reply = isBatch ? `[${answers.join(',')}]` : answers[0]!;
     if (fault?.mode === 'malformed' && fault.variant !== 'no-value') reply = reply.slice(0, Math.max(1, Math.floor(reply.length / 2)));
+    counters.responseBytes += Buffer.byteLength(reply);
     send(res, 200, reply);
   }
 
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const work = url.startsWith(ADMIN_PREFIX)
-      ? handleAdmin(req, res, { state, faults, counters, provider, profile, providerCounters, blocks, transactions, ledger })
+      ? handleAdmin(req, res, { state, faults, tamper, counters, provider, profile, providerCounters, blocks, transactions, ledger })
       : req.method === 'GET' && url === '/health'
         ? Promise.resolve(res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'))
         : req.method === 'POST'
@@ -336,6 +343,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     port,
     state,
     faults,
+    tamper,
     provider,
     profile,
     blocks,

@@ -9,6 +9,11 @@ export interface CounterSnapshot {
   rateLimited: number;
   /** TCP connections accepted (a client with keep-alive opens few). */
   connections: number;
+  /** Bytes of the JSON-RPC request bodies read, and of the 200 answers written (what a provider meters as bandwidth). */
+  requestBytes: number;
+  responseBytes: number;
+  /** Bytes of each call's answer (`{"jsonrpc":…,"result":…}`) per method, batch members counted singly. */
+  answerBytes: Record<string, number>;
 }
 
 export class Counters {
@@ -17,6 +22,9 @@ export class Counters {
   requestsWith: Record<string, number> = {};
   rateLimited = 0;
   connections = 0;
+  requestBytes = 0;
+  responseBytes = 0;
+  answerBytes: Record<string, number> = {};
 
   /** The methods of one HTTP request's calls (the request itself is counted when it arrives). */
   countCalls(methods: readonly string[]): void {
@@ -24,8 +32,24 @@ export class Counters {
     for (const method of new Set(methods)) this.requestsWith[method] = (this.requestsWith[method] ?? 0) + 1;
   }
 
+  /** Each call's answer (JSON text), by the method it answered (undefined: a member that was not a call). */
+  countAnswers(methods: readonly (string | undefined)[], answers: readonly string[]): void {
+    methods.forEach((method, i) => {
+      if (method !== undefined) this.answerBytes[method] = (this.answerBytes[method] ?? 0) + Buffer.byteLength(answers[i]!);
+    });
+  }
+
   snapshot(): CounterSnapshot {
-    return { httpRequests: this.httpRequests, calls: { ...this.calls }, requestsWith: { ...this.requestsWith }, rateLimited: this.rateLimited, connections: this.connections };
+    return {
+      httpRequests: this.httpRequests,
+      calls: { ...this.calls },
+      requestsWith: { ...this.requestsWith },
+      rateLimited: this.rateLimited,
+      connections: this.connections,
+      requestBytes: this.requestBytes,
+      responseBytes: this.responseBytes,
+      answerBytes: { ...this.answerBytes },
+    };
   }
 
   reset(): void {
@@ -34,5 +58,8 @@ export class Counters {
     this.requestsWith = {};
     this.rateLimited = 0;
     this.connections = 0;
+    this.requestBytes = 0;
+    this.responseBytes = 0;
+    this.answerBytes = {};
   }
 }

@@ -69,6 +69,34 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly mintCosigns = new Counter({
+    name: 'x404_mint_cosigns_total',
+    help: 'Mint transactions the gate co-signed and sent, by mint (POST /x404_mint/<name> answered 200)',
+    labelNames: ['mint'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly mintRefusals = new Counter({
+    name: 'x404_mint_refusals_total',
+    help: 'POST /x404_mint/<name> answers other than 200, by mint and error code',
+    labelNames: ['mint', 'code'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly mintPending = new Gauge({
+    name: 'x404_mint_reservations_pending',
+    help: 'Reservations co-signed and sent, neither confirmed nor released yet, by mint (as of the tracker\'s last pass)',
+    labelNames: ['mint'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly mintSettled = new Counter({
+    name: 'x404_mint_reservations_settled_total',
+    help: 'Reservations this instance settled, by mint and outcome (confirmed: became a mint; expired: released, the blockhash expired without it; failed: released, it landed with an error)',
+    labelNames: ['mint', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   private queueDepthSource: () => number = () => 0;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
@@ -178,6 +206,23 @@ export class Metrics {
       this.nonceStoreCounters.set(key, counter);
     }
     counter.inc();
+  }
+
+  /** Label values: mint names come from POLICIES_FILE, codes from the gate's own list (src/mint/template.ts). */
+  countMintCosign(mint: string): void {
+    this.mintCosigns.inc({ mint });
+  }
+
+  countMintRefusal(mint: string, code: string): void {
+    this.mintRefusals.inc({ mint, code });
+  }
+
+  setMintPending(mint: string, count: number): void {
+    this.mintPending.set({ mint }, count);
+  }
+
+  countMintSettled(mint: string, outcome: 'confirmed' | 'expired' | 'failed', count: number): void {
+    this.mintSettled.inc({ mint, outcome }, count);
   }
 
   /** The worker pool tells how many tasks wait (e.g. `() => pool.queueSize`); read at each scrape. */

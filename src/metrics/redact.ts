@@ -24,6 +24,9 @@ export const REDACT_PATHS: readonly string[] = [
   '*.secret',
   'secretKey',
   '*.secretKey',
+  // A mint's co-signing key (src/mint): a KeyObject prints as {}, but never let it near a log line.
+  'privateKey',
+  '*.privateKey',
 ];
 
 /** Where a configured endpoint URL may sit in a logged object: they carry providers' API keys. */

@@ -9,6 +9,7 @@ import { policyToHeaders } from '../sdk/policy.js';
 import { policyDigest } from '../token/policy.js';
 import { policyHeadersOf } from './headers.js';
 import { buildRules } from '../rules/load.js';
+import { buildMints } from '../mint/load.js';
 import type { Rule } from '../rules/types.js';
 import type { WalletList } from '../rules/wallet-list.js';
 import type { NamedPolicy, PolicyMode, PolicySet } from './types.js';
@@ -56,9 +57,9 @@ export function buildPolicySet(document: unknown, mode: PolicyMode, source: stri
   if (!isPlainObject(document)) fail('must be a JSON object of features, e.g. {"blacklist": {"launch": {…}}}');
   const byFeature = Object.fromEntries(FEATURE_NAMES.map((feature) => [feature, new Map<string, NamedPolicy>()])) as Record<FeatureName, Map<string, NamedPolicy>>;
 
-  const { rules: ruleDocument, ...featureDocuments } = document as Record<string, unknown>;
+  const { rules: ruleDocument, mints: mintDocument, ...featureDocuments } = document as Record<string, unknown>;
   for (const [feature, policies] of Object.entries(featureDocuments)) {
-    if (!isFeatureName(feature)) fail(`unknown feature ${JSON.stringify(feature.slice(0, 40))}; the file holds features (${FEATURE_NAMES.join(', ')}) and "rules"`);
+    if (!isFeatureName(feature)) fail(`unknown feature ${JSON.stringify(feature.slice(0, 40))}; the file holds features (${FEATURE_NAMES.join(', ')}), "rules" and "mints"`);
     if (!isPlainObject(policies)) fail(`${feature}: must be an object of named policies, e.g. {"launch": {…}}`);
     for (const [name, fields] of Object.entries(policies as Record<string, unknown>)) {
       const where = `${feature} policy ${JSON.stringify(name.slice(0, 70))}`;
@@ -74,6 +75,8 @@ export function buildPolicySet(document: unknown, mode: PolicyMode, source: stri
       ? new Map<string, Rule>()
       : buildRules(ruleDocument, { policies: byFeature, compilePolicy, baseDir: dirname(resolve(source)), preloaded }, (why) => fail(why));
   const ruleNames = [...rules.keys()].sort();
+  // Mints last: one names a rule or a feature's policy (src/mint/load.ts).
+  const mints = mintDocument === undefined ? new Map() : buildMints(mintDocument, { rules, policies: byFeature, baseDir: dirname(resolve(source)) }, (why) => fail(why));
   const rulesSuffix = ruleNames.length > 0 ? `,"rules":${JSON.stringify(ruleNames)}` : '';
 
   const names = Object.fromEntries(FEATURE_NAMES.map((feature) => [feature, [...byFeature[feature].keys()].sort()])) as Record<FeatureName, string[]>;
@@ -100,6 +103,7 @@ export function buildPolicySet(document: unknown, mode: PolicyMode, source: stri
     rules,
     ruleNames,
     ruleNonceBodySuffix,
+    mints,
     listingJson: JSON.stringify({ mode, policies: listing, rules: ruleListing }),
   };
 }

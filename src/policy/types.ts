@@ -1,4 +1,5 @@
 import type { FeatureName } from '../features/names.js';
+import type { MintConfig } from '../mint/types.js';
 import type { Rule } from '../rules/types.js';
 import type { NamedPolicy } from './named-policy.js';
 
@@ -21,6 +22,8 @@ export interface PolicySet {
   ruleNames: readonly string[];
   /** What a rule's nonce body adds (`,"rule":…,"rules":[…]`), pre-serialized. */
   ruleNonceBodySuffix: ReadonlyMap<string, string>;
+  /** Mints the gate co-signs (src/mint), by name, served at /x404_mint/<name>. */
+  mints: ReadonlyMap<string, MintConfig>;
   /** The body of GET /x404_policies, pre-serialized. */
   listingJson: string;
 }

@@ -57,8 +57,8 @@ class AbortableChain implements ChainReader {
   getTokenBalances(wallet: string, mints: readonly string[]) {
     return this.guard(() => this.chain.getTokenBalances(wallet, mints));
   }
-  getTokenAccounts(wallet: string) {
-    return this.guard(() => this.chain.getTokenAccounts(wallet));
+  getTokenAccounts(wallet: string, mints?: readonly string[]) {
+    return this.guard(() => this.chain.getTokenAccounts(wallet, mints));
   }
   atasToDerive(wallet: string, mints: readonly string[]) {
     return this.chain.atasToDerive(wallet, mints);

@@ -2,6 +2,7 @@ import type { ChainReader } from '../chain/types.js';
 import { type HoldingsPlan, walletHoldings, type WalletHoldings } from '../chain/wallet-holdings.js';
 import type { Config } from '../config.js';
 import { GateError } from '../errors.js';
+import { holdingsPlan as planHoldings } from '../features/lib/holdings-plan.js';
 import { FEATURES } from '../features/registry.js';
 import type { FeatureContext, FeatureResults, ReadCost } from '../features/types.js';
 import { checkLocation } from '../geo/locate.js';
@@ -69,7 +70,7 @@ export async function evaluateRule(rule: Rule, wallet: { address: string; public
   let holdings: WalletHoldings | undefined;
   const run = (leaf: RuleLeaf, stop: LeafStop, states: readonly LeafOutcome[]): Promise<LeafOutcome> => {
     if (leaf.kind === 'wallets') return Promise.resolve(listOutcome(leaf, wallet.publicKey));
-    holdings ??= walletHoldings(environment.chain, wallet.address, holdingsPlan(rule, states), environment.config.holdingsScope);
+    holdings ??= walletHoldings(environment.chain, wallet.address, holdingsPlan(rule, states, environment.config.holdingsScope));
     return runLeaf(leaf, { wallet, environment, holdings, chain: abortableChain(environment.chain, stop), stop });
   };
 
@@ -129,17 +130,16 @@ async function schedule(rule: Rule, run: (leaf: RuleLeaf, stop: LeafStop, states
  * What the leaves that can still change the outcome will read (src/chain/wallet-holdings.ts): a
  * leaf already decided away costs nothing — when the snapshot list passed the `any` beside a
  * collection leaf, balances come from the ATAs and the wallet's token-account lists are not read.
+ * A leaf under a `not` is planned as the deny condition it is (its `negated`), so a `not` over
+ * tier or multitoken counts every account the wallet owns (unless its policy says `scope: ata`).
  */
-function holdingsPlan(rule: Rule, states: readonly LeafOutcome[]): HoldingsPlan {
-  const mints = new Set<string>();
-  let tokenAccounts = false;
+function holdingsPlan(rule: Rule, states: readonly LeafOutcome[], defaultScope: Config['holdingsScope']): HoldingsPlan {
+  const checks = [];
   for (const leaf of rule.leaves) {
     if (leaf.kind !== 'feature' || !undecidedAbove(rule.root, leaf, states)) continue;
-    const module = FEATURES[leaf.feature];
-    for (const mint of module.heldMints?.(leaf.policy.params) ?? []) mints.add(mint);
-    tokenAccounts ||= module.readsTokenAccounts?.(leaf.policy.params) ?? false;
+    checks.push({ module: FEATURES[leaf.feature], params: leaf.policy.params, negated: leaf.negated });
   }
-  return { mints: [...mints], tokenAccounts };
+  return planHoldings(checks, defaultScope);
 }
 
 function verdict(rule: Rule, states: LeafOutcome[]): RuleOutcome {

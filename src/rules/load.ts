@@ -51,7 +51,7 @@ type Fail = (path: string, why: string) => never;
 
 function compileRule(name: string, tree: unknown, sources: RuleSources, lists: Map<string, WalletList>, fail: Fail): Rule {
   const leaves: RuleLeaf[] = [];
-  const root = compileNode(tree, '$', 1, { sources, lists, leaves, fail });
+  const root = compileNode(tree, '$', 1, { sources, lists, leaves, fail, negated: false });
   const heldMints = new Set<string>();
   for (const leaf of leaves) {
     if (leaf.kind !== 'feature') continue;
@@ -74,6 +74,8 @@ interface Compilation {
   lists: Map<string, WalletList>;
   leaves: RuleLeaf[];
   fail: Fail;
+  /** Under an odd number of `not`. */
+  negated: boolean;
 }
 
 function compileNode(node: unknown, path: string, depth: number, compilation: Compilation): RuleNode {
@@ -108,7 +110,7 @@ function compileNode(node: unknown, path: string, depth: number, compilation: Co
       return { kind, path, needed, children: children.map((child, i) => compileNode(child, `${path}.of[${i}]`, depth + 1, compilation)) };
     }
     case 'not':
-      return { kind, path, child: compileNode(fields.not, `${path}.not`, depth + 1, compilation) };
+      return { kind, path, child: compileNode(fields.not, `${path}.not`, depth + 1, { ...compilation, negated: !compilation.negated }) };
     case 'wallets':
     case 'feature': {
       if (leaves.length >= MAX_RULE_LEAVES) fail(path, `a rule has at most ${MAX_RULE_LEAVES} leaves`);
@@ -124,7 +126,7 @@ function childList(value: unknown, path: string, fail: Fail): unknown[] {
   return value as unknown[];
 }
 
-function featureLeaf(fields: Record<string, unknown>, path: string, index: number, { sources, fail: failAt }: Compilation): RuleLeaf {
+function featureLeaf(fields: Record<string, unknown>, path: string, index: number, { sources, fail: failAt, negated }: Compilation): RuleLeaf {
   const fail: Fail = failAt;
   const { feature, policy: policyName, ...policyFields } = fields;
   if (typeof feature !== 'string' || !isFeatureName(feature)) {
@@ -139,10 +141,10 @@ function featureLeaf(fields: Record<string, unknown>, path: string, index: numbe
       const known = [...sources.policies[feature].keys()];
       fail(path, `${feature} has no policy ${JSON.stringify(policyName.slice(0, 64))}; its policies: ${known.length === 0 ? '(none)' : known.join(', ')}`);
     }
-    return { kind: 'feature', path, index, feature, policy, policyName };
+    return { kind: 'feature', path, index, feature, policy, policyName, negated };
   }
   const policy = sources.compilePolicy(feature, path, policyFields, (why) => fail(path, `${feature} ${why}`));
-  return { kind: 'feature', path, index, feature, policy, policyName: undefined };
+  return { kind: 'feature', path, index, feature, policy, policyName: undefined, negated };
 }
 
 function walletsLeaf(fields: Record<string, unknown>, path: string, index: number, { sources, lists, fail: failAt }: Compilation): RuleLeaf {

@@ -51,6 +51,11 @@ export interface FeatureLeaf extends Located {
   policy: NamedPolicy;
   /** The operator policy's name when the leaf referred to one. */
   policyName: string | undefined;
+  /**
+   * An odd number of `not` above it: the rule needs the check to FAIL. Its balances then become a
+   * deny condition (src/features/lib/holdings-plan.ts): a `not` over tier must see every account.
+   */
+  negated: boolean;
 }
 
 export interface WalletsLeaf extends Located {

@@ -40,6 +40,16 @@ export type X404ErrorCode =
   // geolocation (docs/api.md §7)
   | 'LOCATION_DENIED'
   | 'LOCATION_ERROR'
+  // co-signed mints, mint() (docs/minting.md#refusals)
+  | 'INVALID_BODY'
+  | 'INVALID_TRANSACTION'
+  | 'BLOCKHASH_EXPIRED'
+  | 'MINT_NOT_STARTED'
+  | 'MINT_ENDED'
+  | 'SOLD_OUT'
+  | 'MINT_LIMIT_REACHED'
+  | 'SIMULATION_FAILED'
+  | 'MINT_MISCONFIGURED'
   // a response the SDK could not understand (not JSON, no code)
   | 'UNEXPECTED_RESPONSE'
   | (string & {});

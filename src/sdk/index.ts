@@ -40,4 +40,5 @@ export {
   type StandardWalletSigner,
   type WalletSigner,
 } from './signer.js';
+export { associatedTokenAddress, mint, mintConfiguration, tokenMintTransaction, MINT_CONFIGURATION_KEYS, type MintConfiguration, type MintOptions, type MintResult } from './mint.js';
 export { defaultStorage, memoryStorage, storageKey, webStorage, type TokenStorage } from './storage.js';

@@ -21,12 +21,21 @@ export interface GeoPolicy {
   long?: number | string;
 }
 
-export interface BlacklistPolicy extends GeoPolicy {
+/**
+ * Which token accounts count toward a balance: `all`, every one the wallet owns; `ata`, its
+ * associated token accounts only (faster; a deny condition can then be bypassed). Absent: the
+ * gate's HOLDINGS_SCOPE for deny conditions, the associated token accounts for positive ones.
+ */
+export interface HoldingsScopePolicy {
+  scope?: 'all' | 'ata';
+}
+
+export interface BlacklistPolicy extends GeoPolicy, HoldingsScopePolicy {
   excluded_mints: readonly string[] | string;
   max_holdings: Readonly<Record<string, Amount>> | string;
 }
 
-export interface TimelockPolicy extends GeoPolicy {
+export interface TimelockPolicy extends GeoPolicy, HoldingsScopePolicy {
   required_mint: string;
   mint_amount: Amount;
   min_hold_duration_days: number | string;
@@ -37,7 +46,7 @@ export interface TokenRequirement {
   amount: Amount;
 }
 
-export interface MultitokenPolicy extends GeoPolicy {
+export interface MultitokenPolicy extends GeoPolicy, HoldingsScopePolicy {
   required_tokens: readonly TokenRequirement[] | string;
   verification_mode?: 'ALL' | 'ANY' | number | string;
 }
@@ -50,7 +59,7 @@ export interface ActivityPolicy extends GeoPolicy {
   transaction_types?: readonly ('transfer' | 'swap' | 'nft' | 'stake')[] | string;
 }
 
-export interface TierPolicy extends GeoPolicy {
+export interface TierPolicy extends GeoPolicy, HoldingsScopePolicy {
   tier_config: Readonly<Partial<Record<'bronze' | 'silver' | 'gold', TokenRequirement>>> | string;
 }
 

@@ -7,6 +7,7 @@ import { MARGINFI_PROGRAM_ID } from '../lending/marginfi.js';
 import { SAVE_PROGRAM_ID } from '../lending/save.js';
 import { DEMO_COLLECTIONS } from '../localnet/collections/fixture.js';
 import { DEMO_MINTS, DEMO_WALLETS, demoMint, demoWallet, type DemoMintName, type DemoWalletName } from '../localnet/fixture.js';
+import { DEMO_LAUNCH_MINTS, writeDemoMintSigner } from '../localnet/demo-mint.js';
 import type { Feature, PolicyByFeature } from '../sdk/policy.js';
 
 /**
@@ -79,6 +80,11 @@ export function writeDemoRules(dir: string): string {
           { atLeast: 2, of: [bronze, { feature: 'activity', min_transactions: '5', time_period_days: '30' }, { feature: 'nodebt' }] },
         ],
       },
+    },
+    // The demo launch's co-signed mints (docs/minting.md): their mint authority is the demo signer.
+    mints: {
+      genesis: { rule: 'launch', signer: writeDemoMintSigner(), program: 'spl-token', mint: DEMO_LAUNCH_MINTS.genesis.address, amount: '1', per_wallet: 1, supply: 1000 },
+      'genesis-t22': { rule: 'launch', signer: writeDemoMintSigner(), program: 'token-2022', mint: DEMO_LAUNCH_MINTS['genesis-t22'].address, amount: '1', per_wallet: 1, supply: 1000 },
     },
   };
   const path = join(dir, 'policies.json');

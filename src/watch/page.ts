@@ -334,7 +334,12 @@ function paramsNode(params: unknown): Node {
   for (const param of Array.isArray(params) ? params : [params]) {
     if (typeof param === 'string') box.append(address(param));
     else if (Array.isArray(param) && param.every((entry) => typeof entry === 'string')) param.forEach((entry: string) => box.append(address(entry)));
-    else box.append(el('div', {}, el('code', {}, JSON.stringify(param))));
+    else {
+      // getTokenAccountsByOwner's filter: {mint} or {programId}, named too.
+      const filter = param !== null && typeof param === 'object' ? (param as Record<string, unknown>) : {};
+      const named = [filter.mint, filter.programId].find((value): value is string => typeof value === 'string' && catalogue.labels[value] !== undefined);
+      box.append(el('div', {}, el('code', {}, JSON.stringify(param)), named ? el('span', { class: 'label' }, ` ${catalogue.labels[named]}`) : undefined));
+    }
   }
   return box;
 }

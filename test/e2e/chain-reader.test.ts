@@ -7,7 +7,7 @@ import type { FetchLike } from '../../src/chain/rpc.js';
 import type { ChainReader } from '../../src/chain/types.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { GateError } from '../../src/errors.js';
-import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
+import { demoAddress, demoMint, demoWallet } from '../../src/localnet/fixture.js';
 import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
 
 /** HTTP requests and calls by method (the local chain also reports round trips per method, left out here). */
@@ -70,7 +70,7 @@ async function closedPortUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-describe('holdings, HOLDINGS_SCOPE=ata', () => {
+describe('holdings from the associated token accounts (getTokenBalances)', () => {
   it('sums the ATAs of both token programs per mint', async () => {
     const chainReader = reader();
     expect(await chainReader.getTokenBalances(wallet('clean'), [usdc, bonk])).toEqual(
@@ -152,19 +152,36 @@ describe('holdings, HOLDINGS_SCOPE=ata', () => {
   });
 });
 
-describe('holdings, HOLDINGS_SCOPE=all', () => {
-  it('finds tokens in non-ATA accounts of both programs', async () => {
-    const chainReader = reader({ HOLDINGS_SCOPE: 'all' });
-    expect(await chainReader.getTokenBalances(wallet('banned-nonata'), [demoMint('banned'), usdc])).toEqual(
-      new Map([
-        [demoMint('banned'), 5_000_000_000n],
-        [usdc, 10_000_000n],
-      ]),
-    );
-    expect((await chainReader.getTokenBalances(wallet('whale'), [usdc])).get(usdc)).toBe(6_000_000_000_000n);
-    expect((await chainReader.getTokenBalances(wallet('t22-holder'), [demoMint('t22')])).get(demoMint('t22'))).toBe(42_500_000n);
-    // Both programs in one HTTP request each time.
-    expect(requestsAndCalls(chain.stats())).toEqual({ httpRequests: 3, calls: { getTokenAccountsByOwner: 6 } });
+describe('every token account the wallet owns (getTokenAccounts)', () => {
+  const summed = (accounts: { mint: string; amount: bigint }[], mint: string) => accounts.filter((a) => a.mint === mint).reduce((sum, a) => sum + a.amount, 0n);
+
+  it('lists non-ATA accounts of both programs: the whole list (by program) and by mint', async () => {
+    const chainReader = reader();
+    const banned = demoMint('banned');
+    const bannedT22 = demoMint('banned-t22');
+    const whole = await chainReader.getTokenAccounts(wallet('banned-nonata'));
+    expect(summed(whole, banned)).toBe(5_000_000_000n);
+    expect(summed(whole, usdc)).toBe(10_000_000n);
+    // Token-2022 keypair accounts, one of 165 bytes and one with an extension (170): both count.
+    const t22 = await chainReader.getTokenAccounts(wallet('banned-nonata-t22'), [bannedT22]);
+    expect(t22.map((a) => a.address).sort()).toEqual([demoAddress('banned-nonata-t22:extended'), demoAddress('banned-nonata-t22:plain')].sort());
+    expect(summed(t22, bannedT22)).toBe(7_000_000_000n);
+    expect(summed(await chainReader.getTokenAccounts(wallet('whale'), [usdc]), usdc)).toBe(6_000_000_000_000n);
+    // By program: one call per program (2); by mint: one call per mint, after the mint's program is looked up once.
+    expect(chain.stats().calls).toEqual({ getTokenAccountsByOwner: 4, getMultipleAccounts: 2 });
+  });
+
+  it('asks for 166 bytes of each account (layout and length visible), and not at all for an address that is no mint', async () => {
+    const chainReader = reader();
+    const sent: unknown[] = [];
+    const recording = reader({}, async (url, init) => {
+      sent.push(JSON.parse(String(init.body)));
+      return fetch(url, init);
+    });
+    expect(await chainReader.getTokenAccounts(wallet('clean'), [wallet('whale')])).toEqual([]);
+    expect(chain.stats().calls).toEqual({ getMultipleAccounts: 1 });
+    await recording.getTokenAccounts(wallet('clean'));
+    expect(JSON.stringify(sent)).toContain('"dataSlice":{"offset":0,"length":166}');
   });
 });
 
@@ -275,23 +292,23 @@ type AccountJson = { owner: string; data: [string, string] } | null;
 const accountsOf = (reply: Record<string, unknown>): AccountJson[] => (reply.result as { value: AccountJson[] }).value;
 
 describe('a lying RPC', () => {
-  it('cannot attribute another wallet’s token account to the wallet', async () => {
+  it('cannot attribute another wallet’s token account to the wallet: naming another owner is a 503, not a balance', async () => {
     const whaleAta = chain.state.getAccount(chain.state.ataAddress(wallet('whale'), usdc, 'token'))!;
-    const whaleHead = whaleAta.data.subarray(0, 72).toString('base64');
-    const chainReader = reader({ SOLANA_RPC_URL: `${chain.url}/lying` }, tampering((reply) => {
+    const whaleSlice = whaleAta.data.subarray(0, 166).toString('base64');
+    const chainReader = reader({ SOLANA_RPC_URL: `${chain.url}/lying`, RPC_RETRIES: '0' }, tampering((reply) => {
       // Every account becomes the whale's USDC account, owned by the right program.
-      for (const account of accountsOf(reply)) if (account && account.data[0] !== '') account.data = [whaleHead, 'base64'];
+      for (const account of accountsOf(reply)) if (account && account.data[0] !== '') account.data = [whaleSlice, 'base64'];
     }));
-    expect(await chainReader.getTokenBalances(wallet('clean'), [usdc, bonk])).toEqual(new Map([[usdc, 0n], [bonk, 0n]]));
+    await expectUnavailable(chainReader.getTokenBalances(wallet('clean'), [usdc, bonk]), /names another owner/);
   });
 
-  it('cannot pass off an account of another program as a token account', async () => {
-    const chainReader = reader({ SOLANA_RPC_URL: `${chain.url}/lying` }, tampering((reply) => {
+  it('cannot pass off an account of another program as a token account, nor hide one that way', async () => {
+    const chainReader = reader({ SOLANA_RPC_URL: `${chain.url}/lying`, RPC_RETRIES: '0' }, tampering((reply) => {
       // Token accounts only: the mint lookups (zero-length slices) stay honest.
       for (const account of accountsOf(reply)) if (account && account.data[0] !== '') account.owner = TOKEN_2022_PROGRAM_ID;
     }));
-    // clean's USDC ATA is a Token account; claimed as Token-2022-owned it does not count.
-    expect((await chainReader.getTokenBalances(wallet('clean'), [usdc])).get(usdc)).toBe(0n);
+    // clean's USDC ATA is a Token account; claimed as Token-2022-owned it is neither counted nor read as empty.
+    await expectUnavailable(chainReader.getTokenBalances(wallet('clean'), [usdc]), /owned by TokenzQ/);
   });
 
   it('answering the wrong number of accounts is a 503, and the next endpoint is asked instead', async () => {

@@ -196,24 +196,25 @@ describe('timelock', () => {
   });
 });
 
-describe('timelock with HOLDINGS_SCOPE=all', () => {
+describe('timelock with "scope": "all" (every token account counts)', () => {
   let scoped: Stack;
   beforeAll(async () => {
-    scoped = await startStack({ env: { HOLDINGS_SCOPE: 'all' } });
+    scoped = await startStack();
   });
   afterAll(async () => {
     await scoped?.stop();
   });
 
   it('tracks token accounts that are not ATAs, including their own history', async () => {
+    const everyAccount = (days: string) => ({ ...policy(days), scope: 'all' });
     const state = scoped.localnet.state;
     const longHeld = lockHolder(state, 1_000_000_000n, ({ account }) => unsignedReceipt(state, account, 0n, 1_000_000_000n, 40), state.nextAddress('lock-non-ata'));
-    const result = await loginCounted(scoped, 'timelock', longHeld.secretKey, policy('30'));
+    const result = await loginCounted(scoped, 'timelock', longHeld.secretKey, everyAccount('30'));
     expectToken(result, 'timelock', longHeld.secretKey);
-    logCalls('timelock', 'HOLDINGS_SCOPE=all, non-ATA account', result.calls);
+    logCalls('timelock', 'scope all, non-ATA account', result.calls);
 
     const recent = lockHolder(state, 1_000_000_000n, ({ account }) => unsignedReceipt(state, account, 0n, 1_000_000_000n, 2), state.nextAddress('lock-non-ata'));
-    expectRefusal(await login(scoped.gateUrl, 'timelock', recent.secretKey, policy('30')), 500, 'INSUFFICIENT_HOLD_DURATION');
+    expectRefusal(await login(scoped.gateUrl, 'timelock', recent.secretKey, everyAccount('30')), 500, 'INSUFFICIENT_HOLD_DURATION');
 
     // A transaction touching two of the wallet's accounts is in both histories but is undone once:
     // 1,000 held outside the ATA for 40 days, then a purchase of 500 into the ATA 10 days ago.
@@ -232,11 +233,11 @@ describe('timelock with HOLDINGS_SCOPE=all', () => {
         { account: seller.account, mint: lock, owner: seller.publicKey, decimals: 6, pre: 10n ** 15n, post: 10n ** 15n - 500_000_000n },
       ],
     });
-    const both = await loginCounted(scoped, 'timelock', twoAccounts.secretKey, policy('30'));
+    const both = await loginCounted(scoped, 'timelock', twoAccounts.secretKey, everyAccount('30'));
     expectToken(both, 'timelock', twoAccounts.secretKey);
     expect(both.calls.getTransaction).toBe(1);
 
-    // Under the default scope (ATAs only) the same kind of holding does not count at all.
+    // Without a scope a positive condition counts the ATAs (the cheap read): the same kind of holding does not count at all.
     const elsewhere = lockHolder(stack.localnet.state, 1_000_000_000n, () => undefined, stack.localnet.state.nextAddress('lock-non-ata'));
     expectRefusal(await login(stack.gateUrl, 'timelock', elsewhere.secretKey, policy('30')), 500, 'INSUFFICIENT_BALANCE');
   });

@@ -48,16 +48,21 @@ async function drainAllowance(): Promise<void> {
   }
 }
 
-/** Keys of the getMultipleAccounts calls the chain answered (not the ones refused with 429) since `seq`. */
+/**
+ * Keys the chain answered reads of (not the calls refused with 429) since `seq`: those of
+ * getMultipleAccounts, and the owner of getTokenAccountsByOwner (the default blacklist's read).
+ */
 function answeredKeys(since: number): Set<string> {
   const keys = new Set<string>();
   for (const call of chain.calls(since).calls) {
     if (call.method === 'getMultipleAccounts') for (const key of (call.params as [string[]])[0]) keys.add(key);
+    if (call.method === 'getTokenAccountsByOwner') keys.add((call.params as [string])[0]);
   }
   return keys;
 }
 
-const ata = (wallet: string): string[] => TOKEN_PROGRAM_IDS.map((program) => associatedTokenAddress(wallet, usdc, program));
+/** What a read of the wallet's usdc holdings asks for: its ATAs, or the wallet itself (every account it owns). */
+const ata = (wallet: string): string[] => [wallet, ...TOKEN_PROGRAM_IDS.map((program) => associatedTokenAddress(wallet, usdc, program))];
 
 describe('the provider answers 429', () => {
   /** A signed login sent once the provider allows 1 request/s and that allowance is spent. */

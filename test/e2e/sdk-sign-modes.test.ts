@@ -112,6 +112,9 @@ function recordingFetch(): { fetch: Fetch; requests: { url: string; headers: Rec
 }
 const logins = (requests: { headers: Record<string, string> }[]) => requests.filter((request) => request.headers['x-404-signature'] !== undefined);
 
+/** The reads of a blacklist login: the mints' programs and ATAs (getMultipleAccounts), every account of its mints (getTokenAccountsByOwner, the default scope). */
+const READ_METHODS = ['getMultipleAccounts', 'getTokenAccountsByOwner'];
+
 describe('authenticate with a keypair in each sign mode (gate with SIWS_DOMAINS)', () => {
   it.each(['challenge', 'siws', 'offchain', 'memo-tx'] as const)('%s → 200, result.signMode and the token\'s sgm say so', async (mode) => {
     const secret = fundedWallet();
@@ -213,7 +216,7 @@ describe('the one same-request retry after a 503 that gave the nonce back', () =
     const wallet = adapterWallet(fundedWallet(), { signIn: true });
     const { fetch, requests } = recordingFetch();
     // Every attempt of the first login's read fails (one endpoint, RPC_RETRIES=1: two HTTP requests).
-    stack.localnet.faults.set({ mode: 'http500', count: 2, methods: ['getMultipleAccounts'] });
+    stack.localnet.faults.set({ mode: 'http500', count: 2, methods: READ_METHODS });
     try {
       const result = await authenticate({ baseUrl: stack.gateUrl, feature: 'blacklist', policy: policy(), signer: wallet, storage: false, fetch });
       expect(result).toMatchObject({ signMode: 'siws', body: { success: true } });
@@ -232,7 +235,7 @@ describe('the one same-request retry after a 503 that gave the nonce back', () =
   it('a memo-tx sign-in likewise: one signTransaction, the same transaction sent twice', async () => {
     const wallet = adapterWallet(fundedWallet(), { signTransaction: true, hardware: true });
     const { fetch, requests } = recordingFetch();
-    stack.localnet.faults.set({ mode: 'http500', count: 2, methods: ['getMultipleAccounts'] });
+    stack.localnet.faults.set({ mode: 'http500', count: 2, methods: READ_METHODS });
     try {
       const result = await authenticate({ baseUrl: stack.gateUrl, feature: 'blacklist', policy: policy(), signer: wallet, storage: false, fetch });
       expect(result.signMode).toBe('memo-tx');

@@ -33,6 +33,9 @@ async function countingWallet(name: string): Promise<WalletSigner & { signed: nu
   return wallet;
 }
 
+/** The reads of a blacklist login: the mints' programs and ATAs (getMultipleAccounts), every account of its mints (getTokenAccountsByOwner, the default scope). */
+const READ_METHODS = ['getMultipleAccounts', 'getTokenAccountsByOwner'];
+
 describe('authenticate against the gate', () => {
   it('signs a clean wallet in and returns a token bound to wallet, feature and policy', async () => {
     const wallet = demoWallet('clean');
@@ -77,7 +80,7 @@ describe('authenticate against the gate', () => {
   it('rides out a chain failure: the gate gives the nonce back and the same signed request succeeds, one signature', async () => {
     const wallet = await countingWallet('clean');
     // Every attempt of the first login's read fails (one endpoint, RPC_RETRIES=1: two HTTP requests).
-    stack.localnet.faults.set({ mode: 'http500', count: 2, methods: ['getMultipleAccounts'] });
+    stack.localnet.faults.set({ mode: 'http500', count: 2, methods: READ_METHODS });
     try {
       const result = await authenticate({ baseUrl: stack.gateUrl, feature: 'blacklist', policy: policy(), signer: wallet, storage: false });
       expect(result).toMatchObject({ alreadyAuthenticated: false, body: { success: true } });

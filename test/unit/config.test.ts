@@ -20,7 +20,7 @@ describe('configuration', () => {
       jwtExpirySeconds: 30 * 86_400,
       mechanism: 'SERVICE404',
       nonceTtlSeconds: 300,
-      holdingsScope: 'ata',
+      holdingsScope: 'all',
       redisUrl: undefined,
       trustProxy: 0,
       rateLimitPerMinute: 600,

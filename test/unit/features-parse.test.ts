@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GateError } from '../../src/errors.js';
 import { activityFeature } from '../../src/features/activity.js';
 import { ageFeature } from '../../src/features/age.js';
+import { blacklistFeature } from '../../src/features/blacklist.js';
 import { multitokenFeature } from '../../src/features/multitoken.js';
 import { nodebtFeature } from '../../src/features/nodebt.js';
 import { tierFeature } from '../../src/features/tier.js';
@@ -201,11 +202,38 @@ describe('age headers', () => {
 
 describe('policy headers', () => {
   it('name every header each feature reads, lower case', () => {
-    expect(timelockFeature.policyHeaders).toEqual(['required_mint', 'mint_amount', 'min_hold_duration_days']);
-    expect(multitokenFeature.policyHeaders).toEqual(['required_tokens', 'verification_mode']);
+    expect(timelockFeature.policyHeaders).toEqual(['required_mint', 'mint_amount', 'min_hold_duration_days', 'scope']);
+    expect(multitokenFeature.policyHeaders).toEqual(['required_tokens', 'verification_mode', 'scope']);
     expect(activityFeature.policyHeaders).toEqual(['min_transactions', 'time_period_days', 'min_volume', 'transaction_types']);
-    expect(tierFeature.policyHeaders).toEqual(['tier_config']);
+    expect(tierFeature.policyHeaders).toEqual(['tier_config', 'scope']);
+    expect(blacklistFeature.policyHeaders).toEqual(['excluded_mints', 'max_holdings', 'geo_code', 'geo_code_locs', 'scope']);
     expect(nodebtFeature.policyHeaders).toEqual(['check_protocols', 'max_debt_allowed']);
     expect(ageFeature.policyHeaders).toEqual(['min_wallet_age_days', 'min_first_transaction_days']);
+  });
+});
+
+describe('scope (which token accounts count)', () => {
+  const policies: [Feature<any>, Record<string, string>][] = [
+    [blacklistFeature, { excluded_mints: JSON.stringify([MINT_A]), max_holdings: '{}' }],
+    [tierFeature, { tier_config: JSON.stringify({ bronze: { mint: MINT_A, amount: '1' } }) }],
+    [multitokenFeature, { required_tokens: JSON.stringify([{ mint: MINT_A, amount: '1' }]) }],
+    [timelockFeature, { required_mint: MINT_A, mint_amount: '1', min_hold_duration_days: '1' }],
+  ];
+
+  it.each(policies)('%s: absent, "all" or "ata" (any case, trimmed)', (feature, headers) => {
+    expect(feature.holdingsScope!(feature.parse(bag(headers)))).toBeUndefined();
+    expect(feature.holdingsScope!(feature.parse(bag({ ...headers, scope: 'all' })))).toBe('all');
+    expect(feature.holdingsScope!(feature.parse(bag({ ...headers, scope: ' ATA ' })))).toBe('ata');
+  });
+
+  it.each(policies)('%s: anything else is 400 INVALID_HEADER naming scope', (feature, headers) => {
+    for (const value of ['', 'some', 'associated', 'all,ata']) {
+      expect(rejection(feature, { ...headers, scope: value })).toMatchObject({ status: 400, code: 'INVALID_HEADER', body: { header: 'scope' } });
+    }
+  });
+
+  it('only blacklist denies holdings (the others require them)', () => {
+    expect(blacklistFeature.deniesHoldings).toBe(true);
+    for (const [feature] of policies.slice(1)) expect(feature.deniesHoldings ?? false).toBe(false);
   });
 });

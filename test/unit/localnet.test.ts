@@ -486,6 +486,45 @@ describe('what part of the ledger the node serves (ledger.ts): slots, minContext
   });
 });
 
+describe('tampered token accounts (tamper.ts)', () => {
+  afterEach(() => chain.tamper.clear());
+  const ata = () => chain.state.ataAddress(wallet('clean'), demoMint('usdc'), 'token');
+  const shown = async (options: Record<string, unknown> = { encoding: 'base64' }) => (await rpc('getMultipleAccounts', [[ata()], options])).result.value[0];
+
+  it('answers the chosen accounts rewritten, in every reply that shows them, and leaves the state as it was', async () => {
+    const honest = await shown();
+    await admin('tamper', { kind: 'truncate', wallet: wallet('clean'), length: 100 });
+    const truncated = await shown();
+    expect(Buffer.from(truncated.data[0], 'base64')).toHaveLength(100);
+    expect(truncated.space).toBe(100);
+    await admin('tamper', { kind: 'owner', addresses: [ata()] });
+    const rewritten = Buffer.from((await shown()).data[0], 'base64');
+    expect(rewritten.subarray(32, 64).equals(Buffer.from(honest.data[0], 'base64').subarray(32, 64))).toBe(false);
+    // Lists still choose the account by the true owner, and show the tampered bytes.
+    const [listed] = await tokenAccounts('clean', { mint: demoMint('usdc') });
+    expect(Buffer.from(listed!.account.data[0], 'base64').equals(rewritten)).toBe(true);
+    await admin('tamper', { kind: 'owner-program', addresses: [ata()] });
+    expect((await shown()).owner).not.toBe(honest.owner);
+    await admin('tamper', { kind: 'space', addresses: [ata()] });
+    expect((await shown()).space).toBe(170);
+    await admin('tamper', { kind: 'account-type', addresses: [ata()] });
+    expect(Buffer.from((await shown()).data[0], 'base64')[165]).toBe(1);
+    await admin('tamper', { kind: 'uninitialized', addresses: [ata()] });
+    expect(Buffer.from((await shown()).data[0], 'base64')[108]).toBe(0);
+    await admin('tamper', { kind: 'duplicate', addresses: [ata()] });
+    expect((await tokenAccounts('clean', { mint: demoMint('usdc') })).map((a) => a.pubkey)).toEqual([ata(), ata()]);
+    expect(await admin('tamper', { kind: 'none' })).toEqual({ tamper: null });
+    expect(await shown()).toEqual(honest);
+  });
+
+  it('refuses an unknown kind or a fault without a target (400)', async () => {
+    for (const body of [{ kind: 'melt', wallet: wallet('clean') }, { kind: 'truncate' }]) {
+      const res = await fetch(`${chain.url}/__localnet/tamper`, { method: 'POST', body: JSON.stringify(body) });
+      expect(res.status).toBe(400);
+    }
+  });
+});
+
 describe('admin routes', () => {
   it('count calls, reset counters, and are not counted themselves', async () => {
     await admin('reset-stats', {});
@@ -493,6 +532,19 @@ describe('admin routes', () => {
     await rpc('getSlot');
     expect(requestsAndCalls(await admin('stats'))).toEqual({ httpRequests: 2, calls: { getSlot: 2 } });
     expect(chain.stats().calls.getSlot).toBe(2);
+  });
+
+  it('count the bytes of requests and answers, and of each call’s answer by method', async () => {
+    await admin('reset-stats', {});
+    const body = JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'getSlot' },
+      { jsonrpc: '2.0', id: 2, method: 'getBalance', params: [wallet('clean')] },
+    ]);
+    const text = await (await post(body)).text();
+    const stats = await admin('stats');
+    expect(stats).toMatchObject({ requestBytes: Buffer.byteLength(body), responseBytes: Buffer.byteLength(text) });
+    const [slot, balance] = JSON.parse(text) as unknown[];
+    expect(stats.answerBytes).toEqual({ getSlot: JSON.stringify(slot).length, getBalance: JSON.stringify(balance).length });
   });
 
   it('create mints, token accounts and lamports that RPC then serves', async () => {

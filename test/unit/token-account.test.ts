@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
-import { TokenAccountError, decodeTokenAccount, readTokenAccountHead } from '../../src/chain/token-account.js';
+import { TOKEN_ACCOUNT_SLICE, TokenAccountError, decodeTokenAccount, readHeldTokenAccount, readTokenAccountHead } from '../../src/chain/token-account.js';
 
 /** A token account as the SPL programs lay it out (docs/solana-wire-format.md), built byte by byte. */
 function tokenAccountBytes(options: { mint: Buffer; owner: Buffer; amount: bigint; state?: number }): Buffer {
@@ -96,5 +96,52 @@ describe('Token-2022 account decoding', () => {
   it('rejects a mint (account type 1)', () => {
     const data = Buffer.concat([base, Buffer.of(1), tlv(3, Buffer.alloc(32))]);
     expect(() => decodeTokenAccount(data, TOKEN_2022_PROGRAM_ID)).toThrow(/account type is 1/);
+  });
+});
+
+/** What a node answers for dataSlice {0, 166}: at most 166 bytes of the account. */
+const sliced = (data: Buffer): Buffer => data.subarray(TOKEN_ACCOUNT_SLICE.offset, TOKEN_ACCOUNT_SLICE.offset + TOKEN_ACCOUNT_SLICE.length);
+
+describe('a token account to count (readHeldTokenAccount, on the 0..166 slice)', () => {
+  const plain = tokenAccountBytes({ mint, owner, amount: 7n });
+  const extended = Buffer.concat([plain, Buffer.of(2), tlv(7, Buffer.alloc(0))]); // account type 2, ImmutableOwner
+
+  it('slices 0..166: a 165-byte account shows its length, a longer one its account type byte', () => {
+    expect(TOKEN_ACCOUNT_SLICE).toEqual({ offset: 0, length: 166 });
+    expect(sliced(plain)).toHaveLength(165);
+    expect(sliced(extended)).toHaveLength(166);
+    expect(sliced(extended)[165]).toBe(2);
+  });
+
+  it('counts a 165-byte account under either program, and an extended one under Token-2022', () => {
+    for (const program of [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID]) {
+      const held = readHeldTokenAccount(sliced(plain), program, 165);
+      expect(held.mint.equals(mint) && held.owner.equals(owner)).toBe(true);
+      expect(held).toMatchObject({ amount: 7n, frozen: false });
+    }
+    expect(readHeldTokenAccount(sliced(extended), TOKEN_2022_PROGRAM_ID, extended.length)).toMatchObject({ amount: 7n });
+    // Without `space` (optional in the node's answer) the slice alone decides.
+    expect(readHeldTokenAccount(sliced(extended), TOKEN_2022_PROGRAM_ID)).toMatchObject({ amount: 7n });
+    // The whole account works too.
+    expect(readHeldTokenAccount(extended, TOKEN_2022_PROGRAM_ID, extended.length)).toMatchObject({ amount: 7n });
+  });
+
+  it('a frozen account still holds its tokens', () => {
+    expect(readHeldTokenAccount(tokenAccountBytes({ mint, owner, amount: 1n, state: 2 }), TOKEN_PROGRAM_ID)).toMatchObject({ amount: 1n, frozen: true });
+  });
+
+  it.each([
+    ['cut short', sliced(plain).subarray(0, 164), TOKEN_PROGRAM_ID, undefined, /164 bytes, expected at least 165/],
+    ['a mint (82 bytes)', Buffer.alloc(82), TOKEN_PROGRAM_ID, undefined, /82 bytes/],
+    ['longer than 165 under the Token program', sliced(extended), TOKEN_PROGRAM_ID, undefined, /SPL Token account is longer/],
+    ['a Token-2022 mint (account type 1)', Buffer.concat([plain, Buffer.of(1)]), TOKEN_2022_PROGRAM_ID, undefined, /account type is 1/],
+    ['account type 0', Buffer.concat([plain, Buffer.of(0)]), TOKEN_2022_PROGRAM_ID, undefined, /account type is 0/],
+    ['uninitialized', tokenAccountBytes({ mint, owner, amount: 5n, state: 0 }), TOKEN_PROGRAM_ID, undefined, /uninitialized/],
+    ['state 3', tokenAccountBytes({ mint, owner, amount: 5n, state: 3 }), TOKEN_PROGRAM_ID, undefined, /state 3/],
+    ['165 bytes back, space says 170', sliced(plain), TOKEN_2022_PROGRAM_ID, 170, /contradicts/],
+    ['166 bytes back, space says 165', sliced(extended), TOKEN_2022_PROGRAM_ID, 165, /contradicts/],
+  ] as const)('refuses %s', (_what, data, program, space, message) => {
+    expect(() => readHeldTokenAccount(Buffer.from(data), program, space)).toThrow(TokenAccountError);
+    expect(() => readHeldTokenAccount(Buffer.from(data), program, space)).toThrow(message);
   });
 });

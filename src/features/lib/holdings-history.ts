@@ -4,11 +4,11 @@ import type { ChainTransaction, TokenBalance } from '../../chain/types.js';
  * Rewinding a wallet's holdings of one mint through its transactions, newest first, using the
  * token balances the node records before and after each transaction (meta.pre/postTokenBalances).
  *
- * Holdings are the summed amounts of the tracked token accounts (those HOLDINGS_SCOPE counts),
- * matched by address through accountKeys[accountIndex], so transactions old enough to lack the
- * `owner` field still count. Where `owner` is recorded, an entry counts only while the wallet owns
- * the account: handing an account to another owner (SetAuthority) is a change of holdings even
- * though the amount stays.
+ * Holdings are the summed amounts of the tracked token accounts (those the balance was counted
+ * over: WalletHoldings.countedAccounts), matched by address through accountKeys[accountIndex], so
+ * transactions old enough to lack the `owner` field still count. Where `owner` is recorded, an
+ * entry counts only while the wallet owns the account: handing an account to another owner
+ * (SetAuthority) is a change of holdings even though the amount stays.
  */
 export interface TrackedHoldings {
   wallet: string;

@@ -1,0 +1,147 @@
+import type { Config } from '../config.js';
+import { CallCoalescer } from '../chain/call-coalescer.js';
+import { RpcClient, type FetchLike } from '../chain/rpc.js';
+import { contextValue, isCount, isObject, malformed } from '../chain/replies.js';
+import { looksLikeSignature } from '../chain/address.js';
+import { keepAliveFetch } from '../chain/transport.js';
+import type { ChainObserver } from '../chain/types.js';
+
+/**
+ * The transaction side of the chain, which a sign-in never needs: blockhash validity, simulation,
+ * sending, signature statuses. Its own RpcClient over SOLANA_RPC_URL (retries, failover, hedging,
+ * 503 on failure, as every read), so a launch's sends do not queue behind sign-ins' reads. The
+ * calls of concurrent co-signs are merged into JSON-RPC batches (CallCoalescer, the window the
+ * sign-ins' scans use): at 64 connections a co-sign's four calls cost a fraction of an HTTP request
+ * each instead of one (bench/mint.ts). Each call still gets its own answer or its own 503.
+ * Every reply is checked against the documented wire format (docs/minting.md, "What the gate asks
+ * the RPC"); one that does not match is retried and finally a 503, never a guess.
+ */
+export interface MintChain {
+  /** Whether `blockhash` can still land a transaction, at `commitment`. */
+  isBlockhashValid(blockhash: string, commitment: Commitment, deadlineMs?: number): Promise<boolean>;
+  /** The latest blockhash's lastValidBlockHeight: no transaction whose blockhash the node knows can land after it. */
+  latestLastValidBlockHeight(commitment: Commitment, deadlineMs?: number): Promise<number>;
+  simulate(transactionBase64: string, deadlineMs?: number): Promise<Simulation>;
+  /** Resolves to the signature the node reports. */
+  send(transactionBase64: string, deadlineMs?: number): Promise<string>;
+  /** One entry per signature: null when the node does not know it. */
+  signatureStatuses(signatures: readonly string[]): Promise<(SignatureStatus | null)[]>;
+  /** Many blockhashes at once (one JSON-RPC batch): the tracker's expiry check. */
+  blockhashesValid(blockhashes: readonly string[], commitment: Commitment): Promise<boolean[]>;
+}
+
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+
+export interface Simulation {
+  /** null: it succeeded. */
+  err: unknown;
+  logs: string[];
+  unitsConsumed: number | undefined;
+}
+
+export interface SignatureStatus {
+  /** null: it succeeded. */
+  err: unknown;
+  confirmationStatus: Commitment | undefined;
+}
+
+/** getSignatureStatuses takes at most 256 signatures per call (agave rpc MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS). */
+export const MAX_STATUSES_PER_CALL = 256;
+const MAX_LOG_LINES = 100;
+const MAX_LOG_LINE = 400;
+
+export function createMintChain(config: Config, options: { fetch?: FetchLike; observer?: ChainObserver } = {}): MintChain {
+  const rpc = new RpcClient(config, options.fetch ?? keepAliveFetch(2 * config.rpcConcurrencyMax), options.observer);
+  const calls = new CallCoalescer(rpc, config);
+  const isBlockhashValid = (blockhash: string, commitment: Commitment) => ({
+    method: 'isBlockhashValid',
+    params: [blockhash, { commitment }],
+    parse: (result: unknown) => {
+      const value = contextValue(result, 'isBlockhashValid');
+      if (typeof value !== 'boolean') throw malformed('isBlockhashValid', 'value is not a boolean');
+      return value;
+    },
+  });
+  return {
+    isBlockhashValid: (blockhash, commitment, deadlineMs) => {
+      const request = isBlockhashValid(blockhash, commitment);
+      return calls.call(request.method, request.params, request.parse, deadlineMs);
+    },
+
+    latestLastValidBlockHeight: (commitment, deadlineMs) =>
+      calls.call(
+        'getLatestBlockhash',
+        [{ commitment }],
+        (result) => {
+          const value = contextValue(result, 'getLatestBlockhash');
+          if (!isObject(value) || typeof value.blockhash !== 'string' || !isCount(value.lastValidBlockHeight)) throw malformed('getLatestBlockhash', 'expected {blockhash, lastValidBlockHeight}');
+          return value.lastValidBlockHeight;
+        },
+        deadlineMs,
+      ),
+
+    simulate: (transaction, deadlineMs) =>
+      calls.call(
+        'simulateTransaction',
+        // Before the gate signs: signatures are not checked here (the gate verified every one but
+        // its own), so no RPC node ever holds a co-signed transaction the gate did not decide to send.
+        [transaction, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: false, commitment: 'processed' }],
+        (result) => {
+          const value = contextValue(result, 'simulateTransaction');
+          if (!isObject(value) || !('err' in value)) throw malformed('simulateTransaction', 'expected {err, logs}');
+          const logs = Array.isArray(value.logs) ? value.logs.filter((line): line is string => typeof line === 'string').slice(0, MAX_LOG_LINES).map((line) => line.slice(0, MAX_LOG_LINE)) : [];
+          return { err: value.err ?? null, logs, unitsConsumed: isCount(value.unitsConsumed) ? value.unitsConsumed : undefined };
+        },
+        deadlineMs,
+      ),
+
+    send: (transaction, deadlineMs) =>
+      calls.call(
+        'sendTransaction',
+        // Simulated just before: the node's own preflight would repeat it.
+        [transaction, { encoding: 'base64', skipPreflight: true }],
+        (result) => {
+          if (!looksLikeSignature(result)) throw malformed('sendTransaction', 'result is not a signature');
+          return result;
+        },
+        deadlineMs,
+      ),
+
+    async signatureStatuses(signatures) {
+      const chunks: string[][] = [];
+      for (let i = 0; i < signatures.length; i += MAX_STATUSES_PER_CALL) chunks.push(signatures.slice(i, i + MAX_STATUSES_PER_CALL));
+      const outcomes = await rpc.batch(
+        chunks.map((chunk) => ({
+          method: 'getSignatureStatuses',
+          params: [chunk, { searchTransactionHistory: false }],
+          parse: (result: unknown) => {
+            const value = contextValue(result, 'getSignatureStatuses');
+            if (!Array.isArray(value) || value.length !== chunk.length) throw malformed('getSignatureStatuses', 'expected one status per signature');
+            return value.map(parseStatus);
+          },
+        })),
+      );
+      return outcomes.flatMap((outcome) => {
+        if (!outcome.ok) throw outcome.error;
+        return outcome.result;
+      });
+    },
+
+    async blockhashesValid(blockhashes, commitment) {
+      const outcomes = await rpc.batch(blockhashes.map((blockhash) => isBlockhashValid(blockhash, commitment)));
+      return outcomes.map((outcome) => {
+        if (!outcome.ok) throw outcome.error;
+        return outcome.result;
+      });
+    },
+  };
+}
+
+function parseStatus(raw: unknown): SignatureStatus | null {
+  if (raw === null) return null;
+  if (!isObject(raw) || !('err' in raw)) throw malformed('getSignatureStatuses', 'status is not null or {err, confirmationStatus}');
+  const status = raw.confirmationStatus;
+  // Nodes that predate confirmationStatus say "finalized" with `confirmations: null`.
+  const confirmationStatus = status === 'processed' || status === 'confirmed' || status === 'finalized' ? status : raw.confirmations === null ? 'finalized' : undefined;
+  return { err: raw.err ?? null, confirmationStatus };
+}

@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Keypair, PublicKey, Transaction, VersionedTransaction } from '@solana/web3.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { associatedTokenAddress, mint, mintConfiguration, X404Error } from '../../src/sdk/index.js';
+import { x404 } from '../helpers/launch.js';
+import { associatedTokenAccount, TOKEN_2022_PROGRAM, writeKeypairFile } from '../helpers/mint.js';
+import { fundedWallet, startMintLaunch, waitConfirmed, type MintLaunch } from '../helpers/mint-gate.js';
+import { rpcCall } from '../helpers/token-transactions.js';
+
+/** `mint()` from x404-gate/sdk and `x404 mint` / `x404 mint-status`, against a real gate and the local chain. */
+let launch: MintLaunch;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'x404-mint-sdk-'));
+  launch = await startMintLaunch({
+    tokens: { genesis: 'token', t22: 'token2022' },
+    mints: (m) => ({
+      genesis: { rule: 'launch', signer: 'signer.json', program: 'spl-token', mint: m.genesis!.toBase58(), amount: '5', supply: 100 },
+      t22: { rule: 'launch', signer: 'signer.json', program: 'token-2022', mint: m.t22!.toBase58(), amount: '2', per_wallet: 2 },
+    }),
+  });
+});
+afterAll(async () => {
+  await launch?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function balance(owner: PublicKey, mintKey: PublicKey, program?: PublicKey): Promise<bigint> {
+  const reply = await rpcCall(launch.localnet.url, 'getAccountInfo', [associatedTokenAccount(owner, mintKey, program).toBase58(), { encoding: 'base64', commitment: 'confirmed' }]);
+  return reply.result.value === null ? 0n : Buffer.from(reply.result.value.data[0] as string, 'base64').readBigUInt64LE(64);
+}
+
+describe('mint() in x404-gate/sdk', () => {
+  it('derives the ATA as web3.js does', async () => {
+    const owner = Keypair.generate().publicKey;
+    expect(await associatedTokenAddress(owner.toBase58(), launch.mints.t22!.toBase58(), TOKEN_2022_PROGRAM.toBase58())).toBe(associatedTokenAccount(owner, launch.mints.t22!, TOKEN_2022_PROGRAM).toBase58());
+  });
+
+  it('mints with a keypair: reads the configuration, builds, signs, posts; the gate answers once', async () => {
+    const wallet = await fundedWallet(launch.localnet.url);
+    const result = await mint({ baseUrl: launch.gateUrl, name: 'genesis', signer: { secretKey: wallet.secretKey }, rpcUrl: launch.localnet.url, computeUnitLimit: 120_000 });
+    expect(result.remaining).toBe(0);
+    expect(result.configuration).toMatchObject({ name: 'genesis', program: 'spl-token', amount: '5', supply: 100 });
+    expect(await waitConfirmed(launch.localnet.url, [result.signature])).toEqual([null]);
+    expect(await balance(wallet.publicKey, launch.mints.genesis!)).toBe(5n);
+
+    const again = await mint({ baseUrl: launch.gateUrl, name: 'genesis', signer: { secretKey: wallet.secretKey }, rpcUrl: launch.localnet.url }).catch((error: unknown) => error);
+    expect(again).toBeInstanceOf(X404Error);
+    expect((again as X404Error).code).toBe('MINT_LIMIT_REACHED');
+    expect((again as X404Error).status).toBe(403);
+  });
+
+  it('mints with a browser-style wallet that signs the transaction (and token-2022)', async () => {
+    const keypair = await fundedWallet(launch.localnet.url);
+    const signed: Uint8Array[] = [];
+    const wallet = {
+      publicKey: keypair.publicKey,
+      async signTransaction(bytes: Uint8Array): Promise<Uint8Array> {
+        const tx = VersionedTransaction.deserialize(bytes);
+        tx.sign([keypair]);
+        signed.push(tx.serialize());
+        return tx.serialize();
+      },
+    };
+    const result = await mint({ baseUrl: launch.gateUrl, name: 't22', signer: wallet, rpcUrl: launch.localnet.url });
+    expect(signed).toHaveLength(1);
+    expect(result.remaining).toBe(1);
+    await waitConfirmed(launch.localnet.url, [result.signature]);
+    expect(await balance(keypair.publicKey, launch.mints.t22!, TOKEN_2022_PROGRAM)).toBe(2n);
+    // What the gate sent is what the wallet signed, with the gate's signature beside it.
+    const sent = Transaction.from(Buffer.from(result.transaction, 'base64'));
+    expect(sent.verifySignatures()).toBe(true);
+  });
+
+  it('reads the configuration and its counts', async () => {
+    const status = await mintConfiguration({ baseUrl: launch.gateUrl, name: 'genesis' });
+    expect(status).toMatchObject({ name: 'genesis', supply: 100, perWallet: 1 });
+    await expect(mintConfiguration({ baseUrl: launch.gateUrl, name: 'missing' })).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+  });
+});
+
+describe('x404 mint and x404 mint-status', () => {
+  it('mints with a keypair file, refuses the second, and shows issued / reserved / supply', async () => {
+    const wallet = await fundedWallet(launch.localnet.url);
+    const file = join(dir, 'wallet.json');
+    writeKeypairFile(file, wallet);
+    const first = await x404(['mint', '--url', launch.gateUrl, '--name', 'genesis', '--keypair', file, '--rpc', launch.localnet.url]);
+    expect(first.code, first.stderr).toBe(0);
+    const signature = first.stdout.trim();
+    expect(signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    await waitConfirmed(launch.localnet.url, [signature]);
+
+    // The RPC from the environment, as the gate's own.
+    const second = await x404(['mint', '--url', launch.gateUrl, '--name', 'genesis', '--keypair', file], { env: { SOLANA_RPC_URL: launch.localnet.url } });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('MINT_LIMIT_REACHED (HTTP 403)');
+
+    const status = await x404(['mint-status', 'genesis', '--url', launch.gateUrl]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/issued \d+ {2}reserved \d+ {2}supply 100 {2}per wallet 1/);
+    const json = JSON.parse((await x404(['mint-status', 'genesis', '--url', launch.gateUrl, '--json'])).stdout) as Record<string, unknown>;
+    expect(json).toMatchObject({ name: 'genesis', supply: 100 });
+
+    const usage = await x404(['mint', '--name', 'genesis']);
+    expect(usage.code).toBe(2);
+    expect((await x404(['mint', '--help'])).stdout).toContain('--compute-unit-limit');
+  });
+});

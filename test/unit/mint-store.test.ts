@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryReservationStore } from '../../src/mint/memory-store.js';
+import { createRedisReservationStore } from '../../src/mint/redis-store.js';
+import { ReservationStoreUnavailable, type ReservationStore } from '../../src/mint/store.js';
+import { closeRedisClient, createRedisClient, waitForRedis, type RedisClient } from '../../src/redis/client.js';
+
+/**
+ * Reservations: exact per-wallet and supply counts under concurrency, in memory and on the shared
+ * Redis (a key prefix of this test's own; nothing is flushed — the test deletes its keys), with two
+ * clients standing for two gate instances.
+ */
+const SHARED_REDIS = 'redis://127.0.0.1:6379';
+const prefix = `x404test:mint:${randomBytes(6).toString('hex')}:`;
+const clients: RedisClient[] = [];
+let raw: Redis;
+
+beforeAll(() => {
+  raw = new Redis(SHARED_REDIS);
+});
+afterAll(async () => {
+  const keys = await raw.keys(`${prefix}*`);
+  if (keys.length > 0) await raw.del(...keys);
+  await Promise.all(clients.map(closeRedisClient));
+  raw.disconnect();
+});
+
+async function redisStore(): Promise<ReservationStore> {
+  const client = createRedisClient(SHARED_REDIS);
+  clients.push(client);
+  expect(await waitForRedis(client, 5000)).toBe(true);
+  return createRedisReservationStore(client, { keyPrefix: prefix });
+}
+
+const wallet = (i: number): string => `wallet${i}`;
+const id = (): string => randomBytes(32).toString('hex');
+
+const suites: [string, () => Promise<ReservationStore[]>][] = [
+  ['memory', async () => {
+    const store = new MemoryReservationStore();
+    return [store, store];
+  }],
+  ['redis, two instances', async () => [await redisStore(), await redisStore()]],
+];
+
+for (const [name, make] of suites) {
+  describe(`reservations (${name})`, () => {
+    it('reserves once per wallet, confirms into issued, releases back', async () => {
+      const [a, b] = await make();
+      const mint = `m-${randomBytes(4).toString('hex')}`;
+      const first = id();
+      expect(await a!.reserve(mint, { id: first, wallet: 'w', blockhash: 'bh', perWallet: 1, supply: 10 })).toEqual({ outcome: 'reserved', walletCount: 1 });
+      expect(await b!.reserve(mint, { id: id(), wallet: 'w', blockhash: 'bh', perWallet: 1, supply: 10 })).toEqual({ outcome: 'limit', walletCount: 1 });
+      expect(await b!.reserve(mint, { id: first, wallet: 'x', blockhash: 'bh', perWallet: 1, supply: 10 })).toEqual({ outcome: 'duplicate' });
+      expect(await b!.counts(mint, 'w')).toEqual({ issued: 0, reserved: 1, wallet: 1 });
+      expect((await a!.pending(mint, 10)).map((entry) => [entry.id, entry.wallet, entry.blockhash])).toEqual([[first, 'w', 'bh']]);
+
+      // Released: the wallet may reserve again.
+      expect(await b!.release(mint, first)).toBe(true);
+      expect(await a!.release(mint, first)).toBe(false);
+      expect(await a!.counts(mint, 'w')).toEqual({ issued: 0, reserved: 0, wallet: 0 });
+      const second = id();
+      expect((await a!.reserve(mint, { id: second, wallet: 'w', blockhash: 'bh2', perWallet: 1, supply: 10 })).outcome).toBe('reserved');
+      // Confirmed: issued, and the wallet's count stays.
+      expect(await b!.confirm(mint, second)).toBe(true);
+      expect(await a!.confirm(mint, second)).toBe(false);
+      expect(await a!.release(mint, second)).toBe(false);
+      expect(await a!.counts(mint, 'w')).toEqual({ issued: 1, reserved: 0, wallet: 1 });
+      expect(await a!.pending(mint, 10)).toEqual([]);
+    });
+
+    it('is exact under concurrency: 200 wallets × 5 requests, split over two instances', async () => {
+      for (const supply of [undefined, 150]) {
+        const [a, b] = await make();
+        const mint = `c-${randomBytes(4).toString('hex')}`;
+        const attempts = Array.from({ length: 1000 }, (_, i) => ({ wallet: wallet(i % 200), store: i % 2 === 0 ? a! : b! }));
+        const outcomes = await Promise.all(attempts.map(({ wallet, store }) => store.reserve(mint, { id: id(), wallet, blockhash: 'bh', perWallet: 1, supply })));
+        const reserved = outcomes.filter((outcome) => outcome.outcome === 'reserved').length;
+        expect(reserved).toBe(supply ?? 200);
+        expect(outcomes.filter((outcome) => outcome.outcome === 'limit' || outcome.outcome === 'sold_out')).toHaveLength(1000 - reserved);
+        const reservedWallets = new Set(attempts.filter((_, i) => outcomes[i]!.outcome === 'reserved').map((attempt) => attempt.wallet));
+        expect(reservedWallets.size).toBe(reserved);
+        expect(await a!.counts(mint)).toMatchObject({ issued: 0, reserved });
+      }
+    });
+
+    it('keeps per_wallet above 1 exact', async () => {
+      const [a, b] = await make();
+      const mint = `p-${randomBytes(4).toString('hex')}`;
+      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a! : b!).reserve(mint, { id: id(), wallet: 'w', blockhash: 'bh', perWallet: 3, supply: undefined })));
+      expect(outcomes.filter((outcome) => outcome.outcome === 'reserved')).toHaveLength(3);
+    });
+  });
+}
+
+describe('reservations without Redis', () => {
+  it('refuse with ReservationStoreUnavailable, never a guess', async () => {
+    const client = createRedisClient('redis://127.0.0.1:1', { connectTimeoutMs: 200 });
+    clients.push(client);
+    const store = createRedisReservationStore(client, { keyPrefix: prefix });
+    await expect(store.reserve('m', { id: id(), wallet: 'w', blockhash: 'bh', perWallet: 1, supply: 1 })).rejects.toBeInstanceOf(ReservationStoreUnavailable);
+    await expect(store.counts('m', 'w')).rejects.toBeInstanceOf(ReservationStoreUnavailable);
+    expect(await store.health()).not.toBe('ok');
+  });
+});
