@@ -72,6 +72,9 @@ const TOKEN_MINT_OFFSET = 0;
 const PUBKEY_BYTES = 32;
 const DAS_TOKEN_TYPES = ['fungible', 'nonFungible', 'regularNft', 'compressedNft', 'all'];
 const DAS_METHODS: ReadonlySet<string> = new Set(METHOD_CLASSES.das);
+const MAX_METHOD_WINDOWS = 256;
+/** Not a JSON-RPC method name (those have no spaces): the window the methods past MAX_METHOD_WINDOWS share. */
+const OTHER_METHODS = 'other methods';
 
 export class ProviderLimits {
   private settings: ProfileSettings;
@@ -167,8 +170,10 @@ export class ProviderLimits {
     if (!this.budget && perMethod === 0) return null;
     const methodWindow = (method: string): RollingWindow | null => {
       if (perMethod === 0) return null;
-      let window = this.perMethod.get(method);
-      if (!window) this.perMethod.set(method, (window = new RollingWindow(perMethod, windowMs)));
+      // Method names come from callers: past a few hundred, the rest share one window (memory stays bounded).
+      const key = this.perMethod.has(method) || this.perMethod.size < MAX_METHOD_WINDOWS ? method : OTHER_METHODS;
+      let window = this.perMethod.get(key);
+      if (!window) this.perMethod.set(key, (window = new RollingWindow(perMethod, windowMs)));
       return window;
     };
     if (isBatch && settings.budgetOverflow === 'reject-batch') {
