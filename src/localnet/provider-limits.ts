@@ -14,7 +14,7 @@ import { TOKEN_ACCOUNT_SIZE, ACCOUNT_TYPE_ACCOUNT } from './layouts.js';
 import { isTokenProgram, TOKEN_2022_PROGRAM } from './programs.js';
 import { RollingWindow } from './rolling-window.js';
 import { RPC_INVALID_PARAMS, RPC_INVALID_REQUEST, RPC_METHOD_NOT_FOUND } from './rpc-error.js';
-import { applyProfileChange, METHOD_CLASSES, type MethodClass, type ProfileSettings, presetSettings } from './provider-profile.js';
+import { applyProfileChange, limitsNothing, METHOD_CLASSES, type MethodClass, type ProfileSettings, presetSettings } from './provider-profile.js';
 import type { ChainState } from './state.js';
 
 /** Why a call was refused: the keys of the refusal counters in /__localnet/stats (provider-stats.ts). */
@@ -94,6 +94,7 @@ export class ProviderLimits {
   /** Applies settings (validated by provider-profile.ts) and starts every window empty. */
   set(settings: ProfileSettings): void {
     this.settings = settings;
+    this.inactive = limitsNothing(settings);
     const { calls, windowMs } = settings.budget;
     this.budget = calls > 0 ? new RollingWindow(calls, windowMs) : null;
     this.perMethod = new Map();
@@ -111,9 +112,7 @@ export class ProviderLimits {
   }
 
   /** True when no setting can change an answer (the server skips the profile on its hot path). */
-  get inactive(): boolean {
-    return this.settings.preset === 'none';
-  }
+  inactive = true;
 
   admit(isBatch: boolean, calls: readonly (ProfiledCall | null)[]): Admission {
     const settings = this.settings;

@@ -228,6 +228,11 @@ function namedPreset(settings: ProfileSettings): PresetName | null {
   return candidates.find((name) => sameSettings(settings, PRESETS[name])) ?? null;
 }
 
+/** Whether these settings limit nothing (whatever their `preset` label says). */
+export function limitsNothing(settings: ProfileSettings): boolean {
+  return sameSettings(settings, PRESETS.none);
+}
+
 function sameSettings(a: Omit<ProfileSettings, 'preset'>, b: Omit<ProfileSettings, 'preset'>): boolean {
   const caps = (caps: Record<string, number>) => JSON.stringify(Object.entries(caps).sort(([x], [y]) => (x < y ? -1 : 1)));
   return (

@@ -137,6 +137,14 @@ describe('ProviderLimits (clock moved by the test)', () => {
     expect(limits.admit(false, [slot(2)])).toMatchObject({ status: 429, headers: { 'retry-after': '8' } });
   });
 
+  it('applies settings given directly, whatever their preset label says', () => {
+    const limits = new ProviderLimits(state, { ...presetSettings('none'), batch: 'refuse' });
+    expect(limits.inactive).toBe(false);
+    expect(limits.admit(true, [slot(1)])).toMatchObject({ kind: 'refuse-request', status: 400, reason: 'batch-refused' });
+    limits.set(presetSettings('none'));
+    expect(limits.inactive).toBe(true);
+  });
+
   it('invalid members neither count nor get refused; a disabled scan alone is HTTP 410', () => {
     const { limits } = limitsAt({ callsPerSecond: 1, getProgramAccounts: 'disabled' });
     expect(limits.admit(true, [null, slot(1), null])).toEqual({ kind: 'serve', refusals: [null, null, null], delayMs: 0 });
