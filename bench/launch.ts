@@ -9,7 +9,12 @@
  *   node dist/bench/launch.js --cold                   the launch hits a gate process just started
  *   node dist/bench/launch.js --gate-env='RPC_BATCH_WINDOW_MAX_MS=6;RPC_CONCURRENCY=16'   settings of the gate
  *   node dist/bench/launch.js --gate-env=HOLDINGS_SCOPE=ata    the blacklist counting ATAs only (read beside the signature)
+ *   node dist/bench/launch.js --profile=batches-off    the provider's limits: an RPC_PROFILE of the local chain
+ *   node dist/bench/launch.js --profile=none --profile=batches-off --profile=per-call-budget,callsPerSecond=150
+ *                                                      several runs in turn (warm logins/s measured once), one table
  *
+ * A provider profile (docs/local-chain.md "Provider profiles") is set for the timed launch only, like
+ * the request-rate limit: the warm-ups run without it, and its budget windows start empty.
  * Durations run from the first request to the last response (autocannon notices the end of an
  * `amount` run only at its next 1 s sample tick, so its own duration is not used).
  */
@@ -18,6 +23,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describeProfile, profileFromEnv, type ProfileSettings } from '../src/localnet/provider-profile.js';
 import { setUpChain } from './chain-fixture.js';
 import { runLoad } from './load.js';
 import { BENCH_JWT_SECRET, type Child, type LocalnetChild, sampleProcess, startGateProcess, startLocalnetProcess } from './processes.js';
@@ -32,6 +38,8 @@ export interface LaunchOptions {
   latencyMs?: number;
   /** The provider's rate limit (RPC_REQUESTS_PER_SECOND; default 0, none). */
   requestsPerSecond?: number;
+  /** The provider's limits during the launch, in RPC_PROFILE's form: `batches-off`, `per-call-budget,callsPerSecond=150` (default `none`). */
+  profile?: string;
   /** Warm logins/s of this machine (the target's input); measured here when not given. */
   warmLoginsPerSecond?: number;
   /**
@@ -58,6 +66,10 @@ export interface LaunchResult {
   connections: number;
   latencyMs: number;
   requestsPerSecond: number;
+  /** The provider profile of the launch, as given (RPC_PROFILE form); absent in results from before profiles. */
+  profile?: string;
+  /** What that profile limits, in words (provider-profile.ts describeProfile). */
+  profileDescription?: string;
   /** Whether the gate process was warmed (other wallets, other mints) before the launch. */
   warmGate: boolean;
   /** From the first request to the last response. */
@@ -75,6 +87,7 @@ export interface LaunchResult {
   unavailable: number;
   rpcHttpRequests: number;
   rpcCalls: number;
+  /** RPC HTTP requests and JSON-RPC calls per login sent (per token when every login got one). */
   rpcHttpPerLogin: number;
   rpcCallsPerLogin: number;
   /** JSON-RPC calls by method over the launch. */
@@ -86,6 +99,9 @@ export interface LaunchResult {
   holdingsScope?: string;
   /** HTTP requests the provider answered 429. */
   rpcRateLimited: number;
+  /** Calls the provider profile refused (each member of a refused array counts), and by reason. */
+  rpcRefusedCalls?: number;
+  rpcRefusedByReason?: Record<string, number>;
   gateCpuUsPerLogin: number;
   warmLoginsPerSecond: number;
   targets: LaunchTarget[];
@@ -103,6 +119,9 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
   const connections = options.connections ?? 256;
   const latencyMs = options.latencyMs ?? 80;
   const requestsPerSecond = options.requestsPerSecond ?? 0;
+  const profileSpec = options.profile ?? 'none';
+  // Checked here, before minutes of set-up, with RPC_PROFILE's own parser.
+  const profile: ProfileSettings = profileFromEnv({ RPC_PROFILE: profileSpec });
   const log = options.log ?? ((message: string) => process.stderr.write(`[launch] ${message}\n`));
   const localnet = await startLocalnetProcess({ RPC_LATENCY_MS: String(latencyMs), RPC_REQUESTS_PER_SECOND: String(requestsPerSecond) });
   const dir = mkdtempSync(join(tmpdir(), 'x404-launch-'));
@@ -128,11 +147,15 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
       }
       log(`signing ${wallets} first logins`);
       const logins = await prepareFirstLogins(ctx, wallets);
+      // The provider's limits for the launch, their windows empty (settings as RPC_PROFILE parsed them).
+      await localnet.admin('provider', { latencyMs, requestsPerSecond, profile });
+      log(`provider profile: ${describeProfile(profile)}`);
       await localnet.resetStats();
       const cpuBefore = sampleProcess(gate.pid).cpuMs;
       const run = await timedLogins(gate, logins, connections);
       const gateCpuMs = sampleProcess(gate.pid).cpuMs - cpuBefore;
       const rpc = await localnet.stats();
+      await localnet.admin('provider', { profile: 'none' });
       const rpcCalls = Object.values(rpc.calls).reduce((sum, n) => sum + n, 0);
       const ok = run.statusCounts['200'] ?? 0;
       const errors = run.responses - ok + run.socketErrors;
@@ -141,6 +164,8 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
         connections,
         latencyMs,
         requestsPerSecond,
+        profile: profileSpec,
+        profileDescription: describeProfile(profile),
         warmGate: options.warmGate !== false,
         durationSec: run.durationSec,
         responses: run.responses,
@@ -153,13 +178,16 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
         unavailable: run.statusCounts['503'] ?? 0,
         rpcHttpRequests: rpc.httpRequests,
         rpcCalls,
-        rpcHttpPerLogin: rpc.httpRequests / Math.max(1, ok),
-        rpcCallsPerLogin: rpcCalls / Math.max(1, ok),
+        // Per login sent (= per token when none failed): a run whose logins all answered 503 still shows what they cost.
+        rpcHttpPerLogin: rpc.httpRequests / Math.max(1, run.responses),
+        rpcCallsPerLogin: rpcCalls / Math.max(1, run.responses),
         rpcCallsByMethod: rpc.calls,
-        rpcRequestBytesPerLogin: (rpc.requestBytes ?? 0) / Math.max(1, ok),
-        rpcResponseBytesPerLogin: (rpc.responseBytes ?? 0) / Math.max(1, ok),
+        rpcRequestBytesPerLogin: (rpc.requestBytes ?? 0) / Math.max(1, run.responses),
+        rpcResponseBytesPerLogin: (rpc.responseBytes ?? 0) / Math.max(1, run.responses),
         holdingsScope: options.gateEnv?.HOLDINGS_SCOPE ?? 'all',
         rpcRateLimited: rpc.rateLimited ?? 0,
+        rpcRefusedCalls: rpc.provider?.refusedCalls ?? 0,
+        rpcRefusedByReason: (rpc.provider?.refusedByReason ?? {}) as Record<string, number>,
         gateCpuUsPerLogin: (gateCpuMs * 1000) / Math.max(1, run.responses),
         warmLoginsPerSecond,
         targets: [],
@@ -264,44 +292,60 @@ async function timedLogins(gate: Child, logins: Record<string, string>[], connec
   };
 }
 
+/** A run against a provider without limits: the issue's targets apply to it. */
+function unlimited(result: Pick<LaunchResult, 'requestsPerSecond' | 'profile'>): boolean {
+  return result.requestsPerSecond === 0 && (result.profile ?? 'none') === 'none';
+}
+
+/** The provider's limits of a run in a few words: its request rate and its profile. */
+function providerLimits(result: Pick<LaunchResult, 'requestsPerSecond' | 'profile'>): string {
+  const parts = [...(result.requestsPerSecond > 0 ? [`${result.requestsPerSecond} requests/s`] : []), ...((result.profile ?? 'none') !== 'none' ? [`\`${result.profile}\``] : [])];
+  return parts.length ? parts.join(' + ') : 'none';
+}
+
 /** Lines for a log or a report: the figures and each target, met or not. */
 export function describeLaunch(result: LaunchResult): string[] {
   const rateLimit = result.requestsPerSecond === 0 ? 'no rate limit' : `rate limit ${result.requestsPerSecond} requests/s (${result.rpcRateLimited} answered 429)`;
+  const refused = Object.entries(result.rpcRefusedByReason ?? {}).map(([reason, n]) => `${reason} ${n}`).join(', ');
   return [
-    `launch: ${result.wallets} never-seen wallets, ${result.connections} connections, RPC ${result.latencyMs} ms, ${rateLimit}, HOLDINGS_SCOPE=${result.holdingsScope ?? 'all'}, ${result.warmGate ? 'gate process warmed on other wallets and mints' : 'gate process just started'}`,
+    `launch: ${result.wallets} never-seen wallets, ${result.connections} connections, RPC ${result.latencyMs} ms, ${rateLimit}, provider profile ${result.profileDescription ?? 'none'}, HOLDINGS_SCOPE=${result.holdingsScope ?? 'all'}, ${result.warmGate ? 'gate process warmed on other wallets and mints' : 'gate process just started'}`,
     `  ${result.loginsPerSecond.toFixed(0)} logins/s over ${result.durationSec.toFixed(2)} s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, max ${result.maxMs.toFixed(1)} ms`,
     `  statuses ${JSON.stringify(result.statusCounts)}, errors ${result.errors} (503: ${result.unavailable})`,
-    `  RPC: ${result.rpcHttpRequests} HTTP requests (${result.rpcHttpPerLogin.toFixed(4)}/login), ${result.rpcCalls} JSON-RPC calls (${result.rpcCallsPerLogin.toFixed(4)}/login: ${JSON.stringify(result.rpcCallsByMethod ?? {})}), ${Math.round(result.rpcRequestBytesPerLogin ?? 0)} B sent / ${Math.round(result.rpcResponseBytesPerLogin ?? 0)} B received per login; gate ${result.gateCpuUsPerLogin.toFixed(0)} µs CPU/login`,
-    // The targets are the issue's for a provider without a rate limit.
-    ...(result.requestsPerSecond === 0 ? result.targets.map((t) => `  ${t.met ? 'met    ' : 'NOT MET'} ${t.what}: ${t.value} (target ${t.target})`) : []),
+    `  RPC: ${result.rpcHttpRequests} HTTP requests (${result.rpcHttpPerLogin.toFixed(4)}/login), ${result.rpcCalls} JSON-RPC calls (${result.rpcCallsPerLogin.toFixed(4)}/login: ${JSON.stringify(result.rpcCallsByMethod ?? {})}), ${result.rpcRefusedCalls ?? 0} calls refused by the provider${refused ? ` (${refused})` : ''}, ${Math.round(result.rpcRequestBytesPerLogin ?? 0)} B sent / ${Math.round(result.rpcResponseBytesPerLogin ?? 0)} B received per login; gate ${result.gateCpuUsPerLogin.toFixed(0)} µs CPU/login`,
+    // The targets are the issue's for a provider without limits.
+    ...(unlimited(result) ? result.targets.map((t) => `  ${t.met ? 'met    ' : 'NOT MET'} ${t.what}: ${t.value} (target ${t.target})`) : []),
   ];
 }
 
-/** The report's section (bench/report.ts): each run's figures, and the targets of the runs without a rate limit. */
+/** The report's section (bench/report.ts): each run's figures, and the targets of the runs without provider limits. */
 export function renderLaunch(results: LaunchResult[]): string[] {
   const lines = ['## Launch: first sign-ins at RPC latency', ''];
   lines.push(
-    'Never-seen wallets, each signing in once (signed beforehand), against the local chain answering every JSON-RPC request after `RPC_LATENCY_MS`, optionally with `RPC_REQUESTS_PER_SECOND` (HTTP 429 above it); a new gate process with its default configuration, warmed (as a gate running before a launch is) by 2,000 logins of other wallets on other mints, so the launch\'s wallets and mints are unseen. Durations run from the first request to the last response. `bench/launch.ts`.',
+    'Never-seen wallets, each signing in once (signed beforehand), against the local chain answering every JSON-RPC request after `RPC_LATENCY_MS`, optionally with `RPC_REQUESTS_PER_SECOND` (HTTP 429 above it) or a provider profile (`RPC_PROFILE`, docs/local-chain.md "Provider profiles": batches refused, a budget in calls where every batch member counts, …) set for the launch; a new gate process with its default configuration, warmed (as a gate running before a launch is) by 2,000 logins of other wallets on other mints, so the launch\'s wallets and mints are unseen. Durations run from the first request to the last response. `bench/launch.ts`.',
     '',
-    '| wallets | connections | RPC latency | rate limit | HOLDINGS_SCOPE | logins/s | p50 ms | p99 ms | max ms | statuses | errors | 503 | RPC HTTP/login | JSON-RPC calls/login | bytes sent / received per login | 429s | gate CPU µs/login |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| wallets | connections | RPC latency | provider limits | HOLDINGS_SCOPE | logins/s | p50 ms | p99 ms | max ms | statuses | errors | 503 | RPC HTTP/login sent | JSON-RPC calls/login sent | calls refused | bytes sent / received per login | 429s | gate CPU µs/login |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const r of results) {
+    const refused = Object.entries(r.rpcRefusedByReason ?? {}).map(([reason, n]) => `${reason}: ${n}`).join(', ');
     const bytes = r.rpcResponseBytesPerLogin === undefined ? '–' : `${Math.round(r.rpcRequestBytesPerLogin ?? 0)} / ${Math.round(r.rpcResponseBytesPerLogin)}`;
     lines.push(
-      `| ${r.wallets.toLocaleString('en-US')} | ${r.connections} | ${r.latencyMs} ms | ${r.requestsPerSecond === 0 ? 'none' : `${r.requestsPerSecond}/s`} | ${r.holdingsScope ?? 'all'} | ${r.loginsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${Object.entries(r.statusCounts).map(([status, n]) => `${status}: ${n}`).join(', ')} | ${r.errors} | ${r.unavailable} | ${r.rpcHttpPerLogin.toFixed(4)} | ${r.rpcCallsPerLogin.toFixed(4)} | ${bytes} | ${r.rpcRateLimited} | ${r.gateCpuUsPerLogin.toFixed(0)} |`,
+      `| ${r.wallets.toLocaleString('en-US')} | ${r.connections} | ${r.latencyMs} ms | ${providerLimits(r)} | ${r.holdingsScope ?? 'all'} | ${r.loginsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${Object.entries(r.statusCounts).map(([status, n]) => `${status}: ${n}`).join(', ')} | ${r.errors} | ${r.unavailable} | ${r.rpcHttpPerLogin.toFixed(4)} | ${r.rpcCallsPerLogin.toFixed(4)} | ${r.rpcRefusedCalls ?? 0}${refused ? ` (${refused})` : ''} | ${bytes} | ${r.rpcRateLimited} | ${r.gateCpuUsPerLogin.toFixed(0)} |`,
     );
   }
   lines.push(
     '',
     'HOLDINGS_SCOPE `all` (the default): the blacklist\'s two mints count every token account the wallet owns, read after the signature verified (getTokenAccountsByOwner by mint), so a first sign-in waits for the verify and then a round trip; `ata`: its associated token accounts, read beside the signature (the longer of the two).',
   );
-  for (const r of results.filter((result) => result.requestsPerSecond === 0)) {
+  for (const r of results.filter(unlimited)) {
     lines.push('', `Targets at ${r.latencyMs} ms, HOLDINGS_SCOPE=${r.holdingsScope ?? 'all'} (warm logins/s of this machine: ${r.warmLoginsPerSecond.toFixed(0)}):`, '', '| target | measured | |', '|---|---|---|');
     for (const t of r.targets) lines.push(`| ${t.what} ${t.target} | ${t.value} | ${t.met ? 'met' : '**not met**'} |`);
   }
-  if (results.some((result) => result.requestsPerSecond > 0)) {
-    lines.push('', 'Under a rate limit a login gets a token only after its read was answered; one whose read cannot be done within `LOGIN_TIMEOUT_MS` answers 503 with `Retry-After` (counted above).');
+  if (results.some((result) => !unlimited(result))) {
+    lines.push(
+      '',
+      'Under provider limits a login gets a token only after its read was answered; one whose read cannot be done within `LOGIN_TIMEOUT_MS` answers 503 with `Retry-After` (counted above). "Calls refused" are the JSON-RPC calls the provider profile refused (every member of a refused array counts), by reason; 429s are HTTP requests refused by `RPC_REQUESTS_PER_SECOND`.',
+    );
   }
   lines.push('');
   return lines;
@@ -318,14 +362,25 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const warm = arg('warm-rps');
   const gateEnvArg = process.argv.slice(2).find((a) => a.startsWith('--gate-env='))?.slice('--gate-env='.length);
   const gateEnv = gateEnvArg === undefined ? undefined : Object.fromEntries(gateEnvArg.split(';').map((pair) => pair.split('=', 2) as [string, string]));
-  const result = await launchScenario({
-    wallets: arg('wallets') ?? 20_000,
-    connections: arg('connections') ?? 256,
-    latencyMs: arg('latency') ?? 80,
-    requestsPerSecond: arg('rps-limit') ?? 0,
-    ...(warm === undefined ? {} : { warmLoginsPerSecond: warm }),
-    warmGate: !process.argv.includes('--cold'),
-    ...(gateEnv === undefined ? {} : { gateEnv }),
-  });
-  console.log(describeLaunch(result).join('\n'));
+  const profiles = process.argv.slice(2).filter((a) => a.startsWith('--profile=')).map((a) => a.slice('--profile='.length));
+  // Every profile is checked before the first run starts.
+  for (const profile of profiles) profileFromEnv({ RPC_PROFILE: profile });
+  const results: LaunchResult[] = [];
+  let warmLoginsPerSecond = warm;
+  for (const profile of profiles.length ? profiles : ['none']) {
+    const result = await launchScenario({
+      wallets: arg('wallets') ?? 20_000,
+      connections: arg('connections') ?? 256,
+      latencyMs: arg('latency') ?? 80,
+      requestsPerSecond: arg('rps-limit') ?? 0,
+      profile,
+      ...(warmLoginsPerSecond === undefined ? {} : { warmLoginsPerSecond }),
+      warmGate: !process.argv.includes('--cold'),
+      ...(gateEnv === undefined ? {} : { gateEnv }),
+    });
+    warmLoginsPerSecond = result.warmLoginsPerSecond;
+    results.push(result);
+    console.log(describeLaunch(result).join('\n'));
+  }
+  if (results.length > 1) console.log(['', ...renderLaunch(results)].join('\n'));
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ProviderCounterSnapshot } from '../src/localnet/provider-stats.js';
 
 /**
  * The processes under test, each in its own OS process so that its CPU time and RSS can be read
@@ -142,6 +143,8 @@ export interface RpcCounters {
   responseBytes?: number;
   /** Answer bytes per method, batch members counted singly. */
   answerBytes?: Record<string, number>;
+  /** What the provider profile did (src/localnet/provider-stats.ts). */
+  provider?: ProviderCounterSnapshot;
 }
 
 /** `env`: e.g. RPC_LATENCY_MS and RPC_REQUESTS_PER_SECOND (src/localnet/provider.ts). */

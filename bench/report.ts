@@ -64,7 +64,7 @@ export interface BenchReport {
   wallets: number;
   durations: { main: number; sweep: number };
   command: string;
-  /** The launch scenario (bench/launch.ts): first sign-ins at RPC latency, with and without a rate limit. */
+  /** The launch scenario (bench/launch.ts): first sign-ins at RPC latency, with and without provider limits (a request rate, provider profiles). */
   launch?: LaunchResult[];
   /** The last `npm run bench -- --soak`, kept across other runs (it has its own date and machine). */
   soak?: SoakResult & { machine: MachineInfo };

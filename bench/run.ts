@@ -9,6 +9,7 @@
  *   npm run bench -- --out=path.md     write the report elsewhere
  *   npm run bench -- --gate-dist=/tmp/x/dist   measure another build of the gate (a copy of dist/ with a change to try)
  *   npm run bench -- --no-launch       without the launch scenario (bench/launch.ts)
+ *   npm run bench -- --no-launch-profiles   the launch without its provider-profile runs (batches off, 150 calls/s)
  *   npm run bench -- --no-scope        without the holdings-scope runs: warm logins and a launch with HOLDINGS_SCOPE=ata
  *                                      beside the default (every token account), and bench/holdings-reads.ts
  *   npm run bench -- --render-only     rewrite RESULTS.md from RESULTS.json (after changing the report's layout)
@@ -297,10 +298,13 @@ async function main(): Promise<void> {
       }
     }
 
-    // The launch (bench/launch.ts): 20,000 first sign-ins at RPC 80 ms; then 4,000 under a 5 requests/s provider limit (429s).
+    // The launch (bench/launch.ts): 20,000 first sign-ins at RPC 80 ms; then 4,000 under a 5 requests/s provider limit (429s);
+    // then 20,000 again behind a provider with batches off, and behind a 150 calls/s budget where every batch member counts
+    // (a blacklist first sign-in reads its two mints' token accounts with getTokenAccountsByOwner: ~2 calls per login).
     if (!args.has('--no-launch')) {
       const warmLoginsPerSecond = main.find((result) => result.name === 'signed authentication')?.load.rps;
-      const shapes = [{}, ...(args.has('--no-scope') ? [] : [{ gateEnv: { HOLDINGS_SCOPE: 'ata' } }]), { wallets: 4000, requestsPerSecond: 5 }];
+      const profiles = args.has('--no-launch-profiles') ? [] : ['batches-off', 'per-call-budget'].map((profile) => ({ profile }));
+      const shapes = [{}, ...(args.has('--no-scope') ? [] : [{ gateEnv: { HOLDINGS_SCOPE: 'ata' } }]), { wallets: 4000, requestsPerSecond: 5 }, ...profiles];
       for (const shape of shapes) {
         launch.push(await launchScenario({ ...shape, ...(warmLoginsPerSecond === undefined ? {} : { warmLoginsPerSecond }), log }));
         for (const line of describeLaunch(launch.at(-1)!)) log(line);

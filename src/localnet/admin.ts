@@ -2,13 +2,17 @@
  * Admin routes of the local chain, on the same port under /__localnet/, so that processes other
  * than the one that started it (benchmark, gate dev server) can shape its state and faults:
  *
- *   GET  /__localnet/stats          → {httpRequests, calls, requestsWith, rateLimited, connections}
+ *   GET  /__localnet/stats          → {httpRequests, calls, requestsWith, rateLimited, connections,
+ *                                   provider: {calls, httpRequests, refusedCalls, refusedRequests,
+ *                                   refusedByReason, refusedByMethod, gzipped}}
  *   POST /__localnet/reset-stats    → {ok:true}
  *   POST /__localnet/fault          {mode, methods?, count?, variant?} → the fault now set
  *   POST /__localnet/tamper         {kind, addresses? | wallet?, length?} → the tampered-accounts fault
  *                                   now set (tamper.ts); {} or {kind:"none"} clears it
- *   POST /__localnet/provider       {latencyMs?, requestsPerSecond?} → the provider simulation now set
- *                                   (provider.ts: latency of every answer, 429 above the rate; 0 = off)
+ *   POST /__localnet/provider       {latencyMs?, requestsPerSecond?, profile?} → the provider simulation now set
+ *                                   (provider.ts: latency of every answer, 429 above the rate; 0 = off) and
+ *                                   `profile`, the provider profile in force (a preset name or settings,
+ *                                   provider-profile.ts; left out: unchanged)
  *   POST /__localnet/ledger         {slotsBehind?, laggingMethods?, honoursMinContextSlot?,
  *                                   firstAvailableBlock?, transactionHistory?, blockTimes?} → what
  *                                   part of the ledger the node now serves (ledger.ts)
@@ -28,6 +32,9 @@ import type { FaultInjector, FaultSpec } from './faults.js';
 import type { BlockClock } from './blocks.js';
 import type { NodeLedger } from './ledger.js';
 import type { ProviderSimulation } from './provider.js';
+import type { ProviderLimits } from './provider-limits.js';
+import { applyProfileChange } from './provider-profile.js';
+import type { ProviderCounters } from './provider-stats.js';
 import type { AccountTamper, TamperSpec } from './tamper.js';
 import { solTransfer } from './recipes.js';
 import type { ChainState, TokenProgramName } from './state.js';
@@ -45,6 +52,8 @@ interface AdminContext {
   tamper: AccountTamper;
   counters: Counters;
   provider: ProviderSimulation;
+  profile: ProviderLimits;
+  providerCounters: ProviderCounters;
   blocks: BlockClock;
   transactions: TransactionRpc;
   ledger: NodeLedger;
@@ -104,12 +113,13 @@ function amountField(body: Record<string, unknown>, name: string): string {
 export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx: AdminContext): Promise<void> {
   const route = (req.url ?? '').slice(ADMIN_PREFIX.length).split('?')[0];
   try {
-    if (route === 'stats' && req.method === 'GET') return reply(res, 200, ctx.counters.snapshot());
+    if (route === 'stats' && req.method === 'GET') return reply(res, 200, { ...ctx.counters.snapshot(), provider: ctx.providerCounters.snapshot() });
     if (req.method !== 'POST') return reply(res, 405, { error: 'use POST (GET only for stats)' });
     const body = await readJson(req);
     switch (route) {
       case 'reset-stats':
         ctx.counters.reset();
+        ctx.providerCounters.reset();
         return reply(res, 200, { ok: true });
       case 'fault':
         ctx.faults.set(body as unknown as FaultSpec);
@@ -120,7 +130,12 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx
         return reply(res, 200, { tamper: ctx.tamper.current() });
       case 'provider':
         try {
-          return reply(res, 200, ctx.provider.set(body));
+          const { profile: change, ...simulation } = body;
+          // Both validated before either is applied: a bad request changes nothing.
+          const profile = change === undefined ? ctx.profile.current() : applyProfileChange(ctx.profile.current(), change);
+          const settings = ctx.provider.set(simulation);
+          if (change !== undefined) ctx.profile.set(profile);
+          return reply(res, 200, { ...settings, profile });
         } catch (error) {
           throw new BadRequest(error instanceof Error ? error.message : String(error));
         }

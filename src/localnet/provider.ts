@@ -66,10 +66,11 @@ export class ProviderSimulation {
     return Math.max(1, Math.ceil((1 - this.tokens) / rate));
   }
 
-  /** Runs `write` after the simulated latency (at once when there is none). */
-  answer(write: () => void): void {
-    if (this.settings.latencyMs === 0) write();
-    else setTimeout(write, this.settings.latencyMs);
+  /** Runs `write` after the simulated latency plus `extraMs` (a provider profile's slow scan); at once when both are 0. */
+  answer(write: () => void, extraMs = 0): void {
+    const delayMs = this.settings.latencyMs + extraMs;
+    if (delayMs === 0) write();
+    else setTimeout(write, delayMs);
   }
 }
 

@@ -5,7 +5,7 @@
 import bs58 from 'bs58';
 import { searchAssets } from './das.js';
 import { renderAccount, parseEncodingOptions, type EncodingOptions } from './encoding.js';
-import { decodeMintDecimals } from './layouts.js';
+import { ACCOUNT_TYPE_ACCOUNT, decodeMintDecimals, TOKEN_ACCOUNT_SIZE } from './layouts.js';
 import { DEFAULT_LEDGER, type LedgerSettings } from './ledger.js';
 import { isTokenProgram, TOKEN_2022_PROGRAM } from './programs.js';
 import {
@@ -205,16 +205,29 @@ interface MemcmpFilter {
   bytes: Buffer;
 }
 
-function parseProgramAccountFilters(raw: unknown): { dataSize: number | null; memcmps: MemcmpFilter[] } {
-  if (raw === undefined || raw === null) return { dataSize: null, memcmps: [] };
+/** The account state byte of a token account (0: uninitialized), as agave's `valid_account_data` reads it. */
+const TOKEN_ACCOUNT_STATE_OFFSET = 108;
+
+/** agave's `tokenAccountState` filter: an initialized 165-byte token account, or a Token-2022 one with extensions. */
+function isTokenAccountData(data: Buffer): boolean {
+  if (data.length === TOKEN_ACCOUNT_SIZE) return data[TOKEN_ACCOUNT_STATE_OFFSET] !== 0;
+  return data.length > TOKEN_ACCOUNT_SIZE && data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_ACCOUNT;
+}
+
+function parseProgramAccountFilters(raw: unknown): { dataSize: number | null; memcmps: MemcmpFilter[]; tokenAccountState: boolean } {
+  if (raw === undefined || raw === null) return { dataSize: null, memcmps: [], tokenAccountState: false };
   if (!Array.isArray(raw)) throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: filters must be an array.');
   if (raw.length > MAX_PROGRAM_ACCOUNT_FILTERS) {
     throw new RpcError(RPC_INVALID_PARAMS, `Too many filters provided; max ${MAX_PROGRAM_ACCOUNT_FILTERS}`);
   }
   let dataSize: number | null = null;
+  let tokenAccountState = false;
   const memcmps: MemcmpFilter[] = [];
   for (const filter of raw as Record<string, unknown>[]) {
-    if (filter && typeof filter.dataSize === 'number') {
+    // The validator's RpcFilterType::TokenAccountState, a unit variant: the string "tokenAccountState".
+    if ((filter as unknown) === 'tokenAccountState' || (filter && typeof filter === 'object' && 'tokenAccountState' in filter)) {
+      tokenAccountState = true;
+    } else if (filter && typeof filter.dataSize === 'number') {
       dataSize = filter.dataSize;
     } else if (filter && filter.memcmp && typeof filter.memcmp === 'object') {
       const memcmp = filter.memcmp as Record<string, unknown>;
@@ -233,7 +246,7 @@ function parseProgramAccountFilters(raw: unknown): { dataSize: number | null; me
       throw new RpcError(RPC_INVALID_PARAMS, `Invalid param: unsupported filter ${JSON.stringify(filter)}`);
     }
   }
-  return { dataSize, memcmps };
+  return { dataSize, memcmps, tokenAccountState };
 }
 
 const getProgramAccounts: Handler = (state, params, node) => {
@@ -242,7 +255,7 @@ const getProgramAccounts: Handler = (state, params, node) => {
   const config = configAt(params, 1);
   const options = parseEncodingOptions(config);
   checkMinContextSlot(config, node);
-  const { dataSize, memcmps } = parseProgramAccountFilters(config.filters);
+  const { dataSize, memcmps, tokenAccountState } = parseProgramAccountFilters(config.filters);
   // Token accounts filtered by owner (offset 32) come straight from the wallet index.
   const ownerFilter = isTokenProgram(programId) ? memcmps.find((m) => m.offset === 32 && m.bytes.length === 32) : undefined;
   const candidates = ownerFilter ? state.tokenAccountsOf(bs58.encode(ownerFilter.bytes)) : state.programAccounts(programId);
@@ -252,6 +265,7 @@ const getProgramAccounts: Handler = (state, params, node) => {
     if (!account || account.owner !== programId) continue;
     const data = account.data;
     if (dataSize !== null && data.length !== dataSize) continue;
+    if (tokenAccountState && !isTokenAccountData(data)) continue;
     if (!memcmps.every((m) => m.offset + m.bytes.length <= data.length && data.compare(m.bytes, 0, m.bytes.length, m.offset, m.offset + m.bytes.length) === 0)) continue;
     matching.push(address);
   }

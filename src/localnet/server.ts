@@ -7,12 +7,16 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { gzip } from 'node:zlib';
 import { handleAdmin, ADMIN_PREFIX } from './admin.js';
 import { BlockClock, DEFAULT_BLOCK_MS } from './blocks.js';
 import { CallLog, summarizeAnswer, type RecordedCall } from './call-log.js';
 import { FaultInjector, type FaultSpec } from './faults.js';
 import { NodeLedger, type LedgerSettings } from './ledger.js';
 import { ProviderSimulation, type ProviderSettings } from './provider.js';
+import { ProviderLimits, type Admission } from './provider-limits.js';
+import { applyProfileChange, GZIP_MIN_BYTES, presetSettings, type ProfileChange } from './provider-profile.js';
+import { ProviderCounters, type ProviderCounterSnapshot } from './provider-stats.js';
 import { buildDemoState } from './fixture.js';
 import { callMethod } from './rpc.js';
 import { RpcError, RPC_INVALID_REQUEST, RPC_NODE_UNHEALTHY, RPC_PARSE_ERROR } from './rpc-error.js';
@@ -31,14 +35,16 @@ export interface LocalnetHandle {
   tamper: AccountTamper;
   /** Simulated provider latency and request-rate limit (provider.ts). */
   provider: ProviderSimulation;
+  /** The provider profile in force: batches, budgets, refused methods, gzip (provider-profile.ts, provider-limits.ts). */
+  profile: ProviderLimits;
   /** Block height, slot and recent blockhashes, advancing on a clock (blocks.ts). */
   blocks: BlockClock;
   /** sendTransaction, simulateTransaction and the other transaction methods (transaction-rpc.ts). */
   transactions: TransactionRpc;
   /** What part of the ledger this node serves: lag, first available block, history, block times (ledger.ts). */
   ledger: NodeLedger;
-  /** Calls counted per method, batch members counted individually. Admin routes are not counted. */
-  stats(): CounterSnapshot;
+  /** Calls counted per method, batch members counted individually; `provider`: what the profile refused. Admin routes are not counted. */
+  stats(): CounterSnapshot & { provider: ProviderCounterSnapshot };
   resetStats(): void;
   /** The calls answered after `seq` (call-log.ts); none are kept unless started with `recordCalls`. */
   calls(since?: number): { last: number; calls: RecordedCall[] };
@@ -56,6 +62,8 @@ export interface LocalnetOptions {
   recordCalls?: number;
   /** Latency and rate limit of a hosted provider (provider.ts); default none. */
   provider?: Partial<ProviderSettings>;
+  /** How a hosted provider limits callers: a preset name or settings (provider-profile.ts); default `none`. */
+  profile?: ProfileChange;
   /** One block every this many milliseconds (blocks.ts); default 400, 0 stops the clock. */
   blockMs?: number;
   /** What part of the ledger it serves (ledger.ts); default all of it, at the chain's slot. */
@@ -78,7 +86,37 @@ function sendNow(res: ServerResponse, status: number, body: string, headers: Rec
   res.end(body);
 }
 
-function errorJson(id: unknown, error: Record<string, unknown>): string {
+/** Sends `body` gzip-encoded when it is worth it (GZIP_MIN_BYTES); `onGzipped` counts it. */
+function sendGzipped(res: ServerResponse, status: number, body: string, headers: Record<string, string>, onGzipped: () => void): void {
+  if (Buffer.byteLength(body) < GZIP_MIN_BYTES) {
+    sendNow(res, status, body, { vary: 'accept-encoding', ...headers });
+    return;
+  }
+  gzip(body, (error, compressed) => {
+    if (res.destroyed) return;
+    if (error) {
+      sendNow(res, status, body, headers);
+      return;
+    }
+    onGzipped();
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'gzip', vary: 'accept-encoding', 'content-length': compressed.length, ...headers });
+    res.end(compressed);
+  });
+}
+
+/** Whether an Accept-Encoding header admits gzip (a `q=0` refuses it). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (!value) return false;
+  return value.split(',').some((part) => {
+    const [coding, ...parameters] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== 'x-gzip' && coding !== '*') return false;
+    const q = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+function errorJson(id: unknown, error: object): string {
   return `{"jsonrpc":"2.0","error":${JSON.stringify(error)},"id":${JSON.stringify(id ?? null)}}`;
 }
 
@@ -166,6 +204,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const tamper = new AccountTamper();
   const counters = new Counters();
   const provider = new ProviderSimulation(options.provider);
+  const profile = new ProviderLimits(state, options.profile === undefined ? presetSettings('none') : applyProfileChange(presetSettings('none'), options.profile));
+  const providerCounters = new ProviderCounters();
   const ledger = new NodeLedger();
   if (options.ledger) ledger.set(options.ledger);
   const callLog = options.recordCalls ? new CallLog(options.recordCalls) : undefined;
@@ -194,11 +234,16 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     }
     const methods = members.filter((m): m is RpcRequest => !(m instanceof RpcError)).map((m) => m.method);
     counters.countCalls(methods);
-    // Every answer below comes after the provider's latency; requests over its rate get 429.
-    const send = (res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void =>
+    providerCounters.countRequest(methods.length);
+    // Every answer below comes after the provider's latency (and an unindexed scan's time); requests over its rate get 429.
+    const gzipAsked = profile.current().gzip && acceptsGzip(req.headers['accept-encoding']);
+    let extraDelayMs = 0;
+    const send = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void =>
       provider.answer(() => {
-        if (!res.destroyed) sendNow(res, status, text, headers);
-      });
+        if (res.destroyed) return;
+        if (gzipAsked) sendGzipped(res, status, text, headers, () => (providerCounters.gzipped += 1));
+        else sendNow(res, status, text, headers);
+      }, extraDelayMs);
     const retryAfterSeconds = provider.admit();
     if (retryAfterSeconds > 0) {
       counters.rateLimited += 1;
@@ -206,7 +251,6 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       return;
     }
 
-    const fault = faults.take(methods);
     const httpRequest = counters.httpRequests;
     const record = (answerOf: (member: RpcRequest, index: number) => string): void => {
       if (!callLog) return;
@@ -214,6 +258,25 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         if (!(member instanceof RpcError)) callLog.record(httpRequest, member.method, member.params, answerOf(member, index));
       });
     };
+    // The provider profile (provider-limits.ts): a whole request refused, or some calls answered with its error.
+    const admission: Admission | null = profile.inactive ? null : profile.admit(isBatch, members.map((m) => (m instanceof RpcError ? null : m)));
+    if (admission?.kind === 'refuse-request') {
+      providerCounters.countRefusedRequest();
+      for (const method of methods) providerCounters.countRefusedCall(method, admission.reason);
+      record(() => `refused by the provider profile: ${admission.reason} (HTTP ${admission.status})`);
+      send(res, admission.status, admission.body, admission.headers);
+      return;
+    }
+    const refusals = admission?.refusals;
+    if (refusals) {
+      extraDelayMs = admission.delayMs;
+      members.forEach((member, index) => {
+        const refusal = refusals[index];
+        if (refusal && !(member instanceof RpcError)) providerCounters.countRefusedCall(member.method, refusal.reason);
+      });
+    }
+
+    const fault = faults.take(methods);
     if (fault?.mode === 'http500' || fault?.mode === 'http429' || fault?.mode === 'timeout') record(() => `no answer: ${fault.mode} (fault)`);
     switch (fault?.mode) {
       case 'http500':
@@ -227,7 +290,10 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         res.on('close', () => held.delete(res));
         return;
     }
-    const answers = members.map((member) => answer(state, transactions, member, fault, ledger, tamper));
+    const answers = members.map((member, index) => {
+      const refusal = refusals?.[index];
+      return refusal && !(member instanceof RpcError) ? errorJson(member.id, refusal.error) : answer(state, transactions, member, fault, ledger, tamper);
+    });
     counters.countAnswers(members.map((member) => (member instanceof RpcError ? undefined : member.method)), answers);
     record((member, index) => (fault?.mode === 'malformed' ? 'a malformed reply (fault)' : summarizeAnswer(member.method, answers[index]!)));
     let reply = isBatch ? `[${answers.join(',')}]` : answers[0]!;
@@ -239,7 +305,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const work = url.startsWith(ADMIN_PREFIX)
-      ? handleAdmin(req, res, { state, faults, tamper, counters, provider, blocks, transactions, ledger })
+      ? handleAdmin(req, res, { state, faults, tamper, counters, provider, profile, providerCounters, blocks, transactions, ledger })
       : req.method === 'GET' && url === '/health'
         ? Promise.resolve(res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'))
         : req.method === 'POST'
@@ -279,11 +345,15 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     faults,
     tamper,
     provider,
+    profile,
     blocks,
     transactions,
     ledger,
-    stats: () => counters.snapshot(),
-    resetStats: () => counters.reset(),
+    stats: () => ({ ...counters.snapshot(), provider: providerCounters.snapshot() }),
+    resetStats: () => {
+      counters.reset();
+      providerCounters.reset();
+    },
     calls: (since = 0) => callLog?.since(since) ?? { last: 0, calls: [] },
     close: () =>
       new Promise<void>((resolve, reject) => {
