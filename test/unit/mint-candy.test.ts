@@ -2,7 +2,8 @@ import { Keypair, PublicKey, SystemProgram, TransactionInstruction, VersionedMes
 import { describe, expect, it } from 'vitest';
 import { readSignerSlot, isSignerKey, CandyGuardUnreadable, GUARD_SIZES } from '../../src/mint/candy-guard.js';
 import { checkTemplate, confirmSignerSlot, type TemplateSpec } from '../../src/mint/check.js';
-import { decodeTransaction, TransactionRejected } from '../../src/mint/transaction.js';
+import { decodeTransaction } from '../../src/transaction/decode.js';
+import { TransactionRejected } from '../../src/transaction/rejected.js';
 import { prng, Seeded } from '../helpers/seeded.js';
 import { buildCandyMint, candyGuardAccount, clientGuardSizes, some, sol, umiKey, type CandyMintBuild, type CandyProgram } from '../helpers/candy.js';
 

@@ -1,7 +1,8 @@
 import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionInstruction, VersionedMessage, AddressLookupTableAccount, type MessageCompiledInstruction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { checkTemplate, confirmDestination, type TemplateSpec } from '../../src/mint/check.js';
-import { decodeTransaction, TransactionRejected } from '../../src/mint/transaction.js';
+import { decodeTransaction } from '../../src/transaction/decode.js';
+import { TransactionRejected } from '../../src/transaction/rejected.js';
 import { TRANSACTION_REASONS } from '../../src/mint/template.js';
 import { ATA_PROGRAM, associatedTokenAccount, createAtaIdempotent, mintTo, signWith, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, tokenMintInstructions } from '../helpers/mint.js';
 import { prng, Seeded } from '../helpers/seeded.js';

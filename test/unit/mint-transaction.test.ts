@@ -2,7 +2,10 @@ import { AddressLookupTableAccount, Keypair, PublicKey, SystemProgram, Versioned
 import { getTransactionDecoder, getCompiledTransactionMessageDecoder } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { checkTemplate, confirmDestination, type TemplateSpec } from '../../src/mint/check.js';
-import { decodeTransaction, encodeMessage, encodeTransaction, keyRole, MAX_TRANSACTION_BYTES, TransactionRejected } from '../../src/mint/transaction.js';
+import { decodeTransaction } from '../../src/transaction/decode.js';
+import { encodeMessage, encodeTransaction } from '../../src/transaction/encode.js';
+import { keyRole, MAX_TRANSACTION_BYTES } from '../../src/transaction/message.js';
+import { TransactionRejected } from '../../src/transaction/rejected.js';
 import {
   associatedTokenAccount,
   buildTokenMint,
@@ -88,6 +91,8 @@ describe('the wire codec', () => {
     expect(rejection(() => decodeTransaction(new Uint8Array([1, ...bytes.subarray(1 + 64)])))).toBe('signature_count');
     // A compact-u16 with a needless continuation byte (0x82 0x00 for 2).
     expect(rejection(() => decodeTransaction(new Uint8Array([0x82, 0x00, ...bytes.subarray(1)])))).toBe('length_encoding');
+    // The message reads on its own (the INVALID_TRANSACTION body has no field): it names where.
+    expect(() => decodeTransaction(new Uint8Array([0x82, 0x00, ...bytes.subarray(1)]))).toThrow(/^signatures: over-long compact-u16 length/);
     // Version 1 does not exist.
     const v1 = bytes.slice();
     const messageStart = 1 + 2 * 64;
