@@ -160,12 +160,22 @@ async function main(): Promise<void> {
     // connections doing better.
     let expectedRate = Math.min(verify.ceilingPerSecond * 0.35, 8000);
     let tokens: string[] = [];
+    /** A fresh gate (WORKER_THREADS, environment) whose logins are warmed up to steady state. */
+    const withWarmGate = <T>(workers: number | undefined, env: Record<string, string> | undefined, work: (ctx: BenchContext) => Promise<T>): Promise<T> =>
+      withGate(
+        localnet,
+        workers,
+        async (gate) => {
+          const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
+          await warmUp(ctx, FEATURE, STEADY_LOGINS);
+          return work(ctx);
+        },
+        env,
+      );
 
     // Main scenarios, the gate with its default WORKER_THREADS.
-    await withGate(localnet, undefined, async (gate) => {
-      defaultWorkers = `default (${defaultWorkerThreads()})`;
-      const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-      await warmUp(ctx, FEATURE, STEADY_LOGINS);
+    defaultWorkers = `default (${defaultWorkerThreads()})`;
+    await withWarmGate(undefined, undefined, async (ctx) => {
       tokens = ctx.tokens;
       ctx.tokens = ctx.tokens.slice(0, REAUTH_TOKENS);
       const shape = { connections: MAIN_CONNECTIONS, durationSec: MAIN_SEC, workerThreads: defaultWorkers };
@@ -203,9 +213,7 @@ async function main(): Promise<void> {
     for (const workers of poolOrder) {
       // The floor's verify again, now: the machine's speed drifts over a run of many minutes.
       verify.laterPerCorePerSecond.push(measureVerifyCeiling(wallets, quick ? 300 : 1000).perCorePerSecond);
-      await withGate(localnet, workers, async (gate) => {
-        const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-        await warmUp(ctx, FEATURE, STEADY_LOGINS);
+      await withWarmGate(workers, undefined, async (ctx) => {
         const label = workers === undefined ? defaultWorkers : '0';
         const result = await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, label, expectedRate, 'signed authentication, WORKER_THREADS=0 against the default');
         (workers === undefined ? poolCheck!.pooled : poolCheck!.inline).push(result);
@@ -218,51 +226,30 @@ async function main(): Promise<void> {
     if (!args.has('--no-scope')) {
       scopeCheck = { all: [], ata: [] };
       for (const scope of quick ? (['all', 'ata'] as const) : (['all', 'ata', 'ata', 'all'] as const)) {
-        await withGate(
-          localnet,
-          undefined,
-          async (gate) => {
-            const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-            await warmUp(ctx, FEATURE, STEADY_LOGINS);
-            scopeCheck![scope].push(await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, defaultWorkers, expectedRate, `signed authentication, HOLDINGS_SCOPE=${scope}`));
-          },
-          scope === 'ata' ? { HOLDINGS_SCOPE: 'ata' } : undefined,
-        );
+        await withWarmGate(undefined, scope === 'ata' ? { HOLDINGS_SCOPE: 'ata' } : undefined, async (ctx) => {
+          scopeCheck![scope].push(await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, defaultWorkers, expectedRate, `signed authentication, HOLDINGS_SCOPE=${scope}`));
+        });
       }
     }
 
     // The same gate signing EdDSA tokens (JWT_ALG=EdDSA): signed logins, then forward auth of its tokens.
-    await withGate(
-      localnet,
-      undefined,
-      async (gate) => {
-        const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-        await warmUp(ctx, FEATURE, STEADY_LOGINS);
-        ctx.tokens = ctx.tokens.slice(0, REAUTH_TOKENS);
-        const shape = { connections: MAIN_CONNECTIONS, durationSec: MAIN_SEC, workerThreads: defaultWorkers };
-        main.push(await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, defaultWorkers, expectedRate, EDDSA_LOGIN));
-        main.push(await forwardAuthScenario(ctx, shape, 'forward auth, EdDSA tokens'));
-        log(describe(main.at(-1)!));
-      },
-      eddsaEnv(),
-    );
+    await withWarmGate(undefined, eddsaEnv(), async (ctx) => {
+      ctx.tokens = ctx.tokens.slice(0, REAUTH_TOKENS);
+      const shape = { connections: MAIN_CONNECTIONS, durationSec: MAIN_SEC, workerThreads: defaultWorkers };
+      main.push(await timedLogins(ctx, MAIN_CONNECTIONS, MAIN_SEC, defaultWorkers, expectedRate, EDDSA_LOGIN));
+      main.push(await forwardAuthScenario(ctx, shape, 'forward auth, EdDSA tokens'));
+      log(describe(main.at(-1)!));
+    });
 
     // Every sign mode on one gate that accepts them all (SIWS_DOMAINS set): what reading and
     // checking each proof costs beside the seed's string. In alternation (the modes, then the
     // same in reverse, per round), so the machine's drift hits every mode alike.
-    await withGate(
-      localnet,
-      undefined,
-      async (gate) => {
-        const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-        await warmUp(ctx, FEATURE, STEADY_LOGINS);
-        const order = [...SIGN_MODES, ...[...SIGN_MODES].reverse()];
-        for (let round = 0; round < (quick ? 1 : 2); round++) {
-          for (const mode of order) signModes.push(await timedLogins(ctx, MAIN_CONNECTIONS, SWEEP_SEC, defaultWorkers, expectedRate, `${SIGN_MODE_LOGIN}${mode}`, mode));
-        }
-      },
-      { SIWS_DOMAINS: BENCH_SIWS_DOMAIN },
-    );
+    await withWarmGate(undefined, { SIWS_DOMAINS: BENCH_SIWS_DOMAIN }, async (ctx) => {
+      const order = [...SIGN_MODES, ...[...SIGN_MODES].reverse()];
+      for (let round = 0; round < (quick ? 1 : 2); round++) {
+        for (const mode of order) signModes.push(await timedLogins(ctx, MAIN_CONNECTIONS, SWEEP_SEC, defaultWorkers, expectedRate, `${SIGN_MODE_LOGIN}${mode}`, mode));
+      }
+    });
 
     // A fresh gate, so the growth is not hidden by the heap the login runs already grew.
     if (args.has('--memory')) {
@@ -287,9 +274,7 @@ async function main(): Promise<void> {
     // Signed logins by worker count × connections.
     if (!args.has('--no-sweep')) {
       for (const workers of SWEEP_WORKERS) {
-        await withGate(localnet, workers, async (gate) => {
-          const ctx: BenchContext = { gate, localnet, wallets, policy, tokens: [] };
-          await warmUp(ctx, FEATURE, STEADY_LOGINS);
+        await withWarmGate(workers, undefined, async (ctx) => {
           for (const connections of SWEEP_CONNECTIONS) {
             const result = await timedLogins(ctx, connections, SWEEP_SEC, String(workers), expectedRate);
             sweep.push(result);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
+import type { X404Error } from '../sdk/index.js';
 
 /** A mistake in how the command was called (exit code 2); the message says how to fix it. */
 export class UsageError extends Error {
@@ -14,6 +15,20 @@ export const EXIT = {
   /** The gate could not be reached, was rate limiting, or could not read the chain: try again later. */
   unavailable: 3,
 } as const;
+
+/** An option that names a web address (--url, --jwks): http:// or https:// only. */
+export function httpUrlOption(option: string, value: string): string {
+  if (!/^https?:\/\//.test(value)) throw new UsageError(`--${option} must be an http:// or https:// URL, got "${value}"`);
+  return value;
+}
+
+/**
+ * The exit code for a gate's refusal: `unavailable` when it means "try again later" (one of the
+ * command's transient codes, or HTTP 503 / 429), else `refused`.
+ */
+export function refusalExit(error: X404Error, transientCodes: ReadonlySet<string>): number {
+  return transientCodes.has(error.code) || error.status === 503 || error.status === 429 ? EXIT.unavailable : EXIT.refused;
+}
 
 export function expandHome(path: string): string {
   return path === '~' || path.startsWith('~/') ? homedir() + path.slice(1) : path;

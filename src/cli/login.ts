@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { authenticate, decodeTokenClaims, FEATURES, isFeature, X404Error, type AuthStep, type Feature, type PolicyFor, type SignMode } from '../sdk/index.js';
-import { EXIT, isoTime, printProgress, printResult, readKeypairFile, readPolicyOption, UsageError } from './io.js';
+import { EXIT, httpUrlOption, isoTime, printProgress, printResult, readKeypairFile, readPolicyOption, refusalExit, UsageError } from './io.js';
 
 export const LOGIN_HELP = `Usage: x404 login --url <gate> (--feature <name> [--policy <json|@file> | --policy-name <name>] | --rule <name>) --keypair <file> [--sign-mode <mode>] [options]
 
@@ -62,8 +62,7 @@ export async function loginCommand(argv: string[]): Promise<number> {
   }
   const missing = (['url', 'feature', 'keypair'] as const).filter((name) => values[name] === undefined && !(name === 'feature' && values.rule !== undefined));
   if (missing.length > 0) throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')}${missing.includes('feature') ? ' (or --rule)' : ''}`);
-  const url = values.url as string;
-  if (!/^https?:\/\//.test(url)) throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`);
+  const url = httpUrlOption('url', values.url as string);
   const rule = values.rule;
   if (rule !== undefined && (values.feature !== undefined || values.policy !== undefined || values['policy-name'] !== undefined)) {
     throw new UsageError('--rule is the operator\'s whole condition: it takes no --feature, --policy or --policy-name');
@@ -106,7 +105,6 @@ export async function loginCommand(argv: string[]): Promise<number> {
     const retry = error.retryAfterSeconds !== undefined ? `; retry after ${error.retryAfterSeconds}s` : '';
     printProgress(`✗ Sign-in failed: ${error.code}${where}: ${error.message}${retry}`);
     if (values.json && error.body) printResult(JSON.stringify(error.body));
-    const transient = TRANSIENT_CODES.has(error.code) || error.status === 503 || error.status === 429;
-    return transient ? EXIT.unavailable : EXIT.refused;
+    return refusalExit(error, TRANSIENT_CODES);
   }
 }

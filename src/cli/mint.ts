@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { MINT_PROGRAMS } from '../mint/template.js';
 import { mint, mintConfiguration, X404Error } from '../sdk/index.js';
-import { EXIT, printProgress, printResult, readKeypairFile, UsageError } from './io.js';
+import { EXIT, httpUrlOption, printProgress, printResult, readKeypairFile, refusalExit, UsageError } from './io.js';
 
 const DEFAULT_URL = 'http://localhost:3000';
 
@@ -30,11 +30,7 @@ not yet confirmed or expired) and supply.`;
 /** Gate answers that mean "try again later" rather than "no". */
 const TRANSIENT = new Set(['NETWORK_ERROR', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'INTERNAL_ERROR', 'BLOCKHASH_EXPIRED']);
 
-const gateUrl = (value: string | undefined): string => {
-  const url = value ?? process.env.X404_URL ?? DEFAULT_URL;
-  if (!/^https?:\/\//.test(url)) throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`);
-  return url;
-};
+const gateUrl = (value: string | undefined): string => httpUrlOption('url', value ?? process.env.X404_URL ?? DEFAULT_URL);
 
 function failed(error: unknown, json: boolean): number {
   if (!(error instanceof X404Error)) throw error;
@@ -42,7 +38,7 @@ function failed(error: unknown, json: boolean): number {
   const reason = typeof error.body?.reason === 'string' ? ` [${error.body.reason}]` : '';
   printProgress(`✗ ${error.code}${where}${reason}: ${error.message}`);
   if (json && error.body) printResult(JSON.stringify(error.body));
-  return TRANSIENT.has(error.code) || error.status === 503 || error.status === 429 ? EXIT.unavailable : EXIT.refused;
+  return refusalExit(error, TRANSIENT);
 }
 
 export async function mintCommand(argv: string[]): Promise<number> {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { decodeTokenClaims, isFeature, type Feature, type GateTokenClaims, type PolicyFor } from '../sdk/index.js';
 import { GateTokenError, verifyGateToken } from '../verifier/index.js';
-import { EXIT, isoTime, printProgress, printResult, readPolicyOption, readSecret, readStdin, UsageError } from './io.js';
+import { EXIT, httpUrlOption, isoTime, printProgress, printResult, readPolicyOption, readSecret, readStdin, UsageError } from './io.js';
 
 export const VERIFY_HELP = `Usage: x404 verify <token|-> [--secret-file <file> | --secret <value> | --jwks <url>] [--feature <name> | --rule <name>] [--policy <json|@file>] [--policy-name <name>] [--wallet <address>]
 
@@ -49,8 +49,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('give exactly one token (or - to read it from stdin)');
   const token = (positionals[0] === '-' ? await readStdin() : (positionals[0] as string)).trim();
   if (values.jwks !== undefined && (values.secret !== undefined || values['secret-file'] !== undefined)) throw new UsageError('give either --jwks or a secret, not both');
-  if (values.jwks !== undefined && !/^https?:\/\//.test(values.jwks)) throw new UsageError(`--jwks must be an http:// or https:// URL, got "${values.jwks}"`);
-  const keySource = values.jwks !== undefined ? { jwks: values.jwks } : { secret: readSecret(values, process.env) };
+  const keySource = values.jwks !== undefined ? { jwks: httpUrlOption('jwks', values.jwks) } : { secret: readSecret(values, process.env) };
 
   // Run in the gate's environment, the command checks what the gate checks: its JWT_SECRET, and its
   // JWT_ISSUER / JWT_AUDIENCE when set, so a token of another gate sharing the secret is refused here too.

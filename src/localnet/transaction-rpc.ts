@@ -385,13 +385,9 @@ function simulationValue(
   const run = outcome.run;
   const history = run ? landedTransaction(tx, run, { slot: 0, blockTime: 0, fee: transactionFee(tx), sequence: 0 }, extra.decimals) : null;
   const meta = history ? (history.result.meta as Record<string, unknown>) : null;
+  // The run's own fields (preflightData), then what the call asked for and the landing's meta.
   const fields: Record<string, unknown> = {
-    err: outcome.err,
-    logs: run ? run.logs : outcome.fault ? ['Program log: local chain fault: simulate-failure'] : [],
-    accounts: null,
-    unitsConsumed: run ? run.unitsConsumed : 0,
-    loadedAccountsDataSize: run ? run.loadedAccountsDataSize : 0,
-    returnData: run?.returnData ?? null,
+    ...preflightData(outcome),
     innerInstructions: extra.innerInstructions && run ? run.innerInstructions : null,
     replacementBlockhash: extra.replacement,
     fee: run?.processed ? transactionFee(tx) : null,
@@ -407,7 +403,11 @@ function simulationValue(
   return json.replace('"accounts":null', `"accounts":[${extra.accounts.map((a) => a ?? 'null').join(',')}]`);
 }
 
-/** The `data` of a -32002 preflight failure: the simulation result without accounts. */
+/**
+ * The `data` of a -32002 preflight failure: the simulation result as the run alone gives it (no
+ * accounts, inner instructions, fee or balances). simulationValue starts from it, so the fields
+ * keep one order.
+ */
 function preflightData(outcome: Simulation): Record<string, unknown> {
   const run = outcome.run;
   return {

@@ -1,4 +1,4 @@
-import { equalBytes } from './transaction.js';
+import { equalBytes } from '../lib/bytes.js';
 
 /**
  * Where a Candy Guard reads its thirdPartySigner, from the guard account as it is on-chain.

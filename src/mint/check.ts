@@ -1,6 +1,9 @@
 import type { MintProgram } from './template.js';
 import { PROGRAM_BYTES } from './programs.js';
-import { equalBytes, keyRole, TransactionRejected, type CompiledInstruction, type WireTransaction } from './transaction.js';
+import { equalBytes } from '../lib/bytes.js';
+import { computeBudgetKind } from '../transaction/compute-budget.js';
+import { keyRole, type CompiledInstruction, type WireTransaction } from '../transaction/message.js';
+import { TransactionRejected } from '../transaction/rejected.js';
 
 /**
  * Whether a decoded transaction is exactly a mint template's (docs/minting.md, "Transaction
@@ -54,13 +57,6 @@ const reject = (reason: string, message: string): never => {
   throw new TransactionRejected(reason, message);
 };
 
-/** Compute Budget instruction kind → its exact data length (a u8 kind, then a u32 or u64). */
-const COMPUTE_BUDGET_DATA_LENGTH: ReadonlyMap<number, number> = new Map([
-  [1, 5], // RequestHeapFrame(u32)
-  [2, 5], // SetComputeUnitLimit(u32)
-  [3, 9], // SetComputeUnitPrice(u64)
-  [4, 5], // SetLoadedAccountsDataSizeLimit(u32)
-]);
 /** SystemInstruction::AdvanceNonceAccount: a u32 little-endian 4. */
 const ADVANCE_NONCE = 4;
 /** Token instruction tags (spl-token and token-2022 share them). */
@@ -134,8 +130,7 @@ export function checkTemplate(tx: WireTransaction, spec: TemplateSpec): Template
     const namesSigner = instruction.programIdIndex === signerIndex || instruction.accountIndexes.includes(signerIndex);
 
     if (equalBytes(program, PROGRAM_BYTES.computeBudget)) {
-      const kind = instruction.data[0] ?? -1;
-      if (instruction.accountIndexes.length > 0 || COMPUTE_BUDGET_DATA_LENGTH.get(kind) !== instruction.data.length) reject('compute_budget', `${where} is not a valid compute-budget instruction`);
+      const kind = computeBudgetKind(instruction) ?? reject('compute_budget', `${where} is not a valid compute-budget instruction`);
       // The runtime fails a transaction that repeats a kind (DuplicateInstruction).
       if (budgetKinds.has(kind)) reject('compute_budget', `${where} repeats a compute-budget instruction`);
       budgetKinds.add(kind);

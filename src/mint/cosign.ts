@@ -15,7 +15,10 @@ import { checkTemplate, confirmDestination, confirmSignerSlot, type TemplateMatc
 import { checkCondition } from './condition.js';
 import { ReservationStoreUnavailable, type ReservationStore } from './store.js';
 import { MAX_MINT_BODY_BYTES } from './template.js';
-import { decodeTransaction, encodeTransaction, TransactionRejected, type WireTransaction } from './transaction.js';
+import { decodeTransaction } from '../transaction/decode.js';
+import { encodeTransaction } from '../transaction/encode.js';
+import type { WireTransaction } from '../transaction/message.js';
+import { TransactionRejected } from '../transaction/rejected.js';
 import type { MintConfig } from './types.js';
 
 /**

@@ -7,7 +7,7 @@ import { encodeBase58 } from '../lib/base58-encode.js';
 import type { NamedPolicy } from '../policy/named-policy.js';
 import type { Rule } from '../rules/types.js';
 import { PROGRAM_BYTES, PROGRAM_IDS } from './programs.js';
-import { equalBytes } from './transaction.js';
+import { equalBytes } from '../lib/bytes.js';
 import { fieldApplies, isMintProgram, isTokenTemplate, MINT_FIELDS, MINT_PROGRAMS, type MintProgram } from './template.js';
 import type { MintCondition, MintConfig, MintSigner } from './types.js';
 

@@ -2,7 +2,10 @@ import * as ed from '@noble/ed25519';
 import bs58 from 'bs58';
 import { PROGRAM_IDS } from '../mint/programs.js';
 import { isMintProgram, type MintProgram } from '../mint/template.js';
-import { decodeTransaction, encodeMessage, encodeTransaction, type CompiledInstruction, type Message } from '../mint/transaction.js';
+import { concatBytes } from '../lib/bytes.js';
+import { decodeTransaction } from '../transaction/decode.js';
+import { encodeMessage, encodeTransaction } from '../transaction/encode.js';
+import type { CompiledInstruction, Message } from '../transaction/message.js';
 import { codeFromBody, X404Error, type X404ErrorBody } from './errors.js';
 import type { Fetch } from './http.js';
 import { resolveSigner, type Signer } from './signer.js';
@@ -219,7 +222,7 @@ export async function associatedTokenAddress(owner: string, mint: string, tokenP
   const program = bs58.decode(PROGRAM_IDS.associatedToken);
   const marker = new TextEncoder().encode('ProgramDerivedAddress');
   for (let bump = 255; bump >= 0; bump--) {
-    const input = concat([...seeds, Uint8Array.of(bump), program, marker]);
+    const input = concatBytes(...seeds, [bump], program, marker);
     const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', input));
     if (!isOnCurve(hash)) return bs58.encode(hash);
   }
@@ -233,16 +236,6 @@ function isOnCurve(bytes: Uint8Array): boolean {
   } catch {
     return false;
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 function base64(bytes: Uint8Array): string {

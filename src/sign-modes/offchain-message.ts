@@ -61,7 +61,7 @@
  * and Agave (its is_data_ascii counts \n as ASCII in v0 format 0; it takes formats 0 and 1 up to
  * 15312 bytes), this module follows the spec and Agave.
  */
-import { concatBytes } from '../lib/bytes.js';
+import { concatBytes, equalBytes } from '../lib/bytes.js';
 import { excerpt, malformed, mismatch } from './rejected.js';
 
 /** b"\xffsolana offchain"; the module keeps its own copy, so that no caller can change what it checks. */
@@ -353,8 +353,4 @@ function u16le(value: number): number[] {
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return a.length - b.length;
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && compareBytes(a, b) === 0;
 }

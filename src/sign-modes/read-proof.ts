@@ -4,7 +4,7 @@ import type { HeaderBag } from '../lib/header-values.js';
 import { decodeBase58 } from '../lib/base58.js';
 import type { AcceptedNonce } from '../nonce/codec.js';
 import { challengeFor } from '../signature/challenge.js';
-import { checkMemoTransaction, decodeTransaction } from './memo-transaction.js';
+import { checkMemoTransaction, decodeMemoTransaction } from './memo-transaction.js';
 import { checkOffchainMessage, defaultOffchainMessage, parseOffchainMessage } from './offchain-message.js';
 import { MessageRejected } from './rejected.js';
 import { checkSiwsMessage, parseSiwsMessage } from './siws.js';
@@ -92,7 +92,7 @@ export function readProof(mode: SignMode, context: ProofContext): Proof {
         return { mode, signed: bytes, signature };
       }
       case 'memo-tx': {
-        const { message } = checkMemoTransaction(decodeTransaction(bytes as Uint8Array), { wallet: wallet.publicKey, challenge, signature });
+        const { message } = checkMemoTransaction(decodeMemoTransaction(bytes as Uint8Array), { wallet: wallet.publicKey, challenge, signature });
         return { mode, signed: message, signature };
       }
     }

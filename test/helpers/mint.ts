@@ -7,9 +7,11 @@ import {
   Transaction,
   TransactionInstruction,
   TransactionMessage,
+  VersionedMessage,
   VersionedTransaction,
   type AddressLookupTableAccount,
 } from '@solana/web3.js';
+import { TransactionRejected } from '../../src/transaction/rejected.js';
 
 /**
  * Mint transactions as a page builds them with @solana/web3.js (not with the gate's own encoder),
@@ -109,6 +111,39 @@ export function signWith(instructions: TransactionInstruction[], feePayer: Publi
   const transaction = new VersionedTransaction(message);
   transaction.sign(signers);
   return transaction.serialize();
+}
+
+/** The reason (TransactionRejected) the gate's judgment throws, or 'accepted'. */
+export function refusalOf(work: () => unknown): string {
+  try {
+    work();
+  } catch (error) {
+    if (error instanceof TransactionRejected) return error.reason;
+    throw error;
+  }
+  return 'accepted';
+}
+
+/**
+ * The fuzzers' independent reading of wire bytes (web3.js, not the gate's decoder), when it shows
+ * what every template needs: no address lookup table, no key twice, and the gate's key a read-only
+ * signer other than the fee payer. Each oracle then checks its own template's instructions.
+ */
+export function independentReading(bytes: Uint8Array, gate: PublicKey): { message: VersionedMessage; keys: PublicKey[]; gateIndex: number } | undefined {
+  let message: VersionedMessage;
+  try {
+    const signatureCount = bytes[0]!;
+    if (signatureCount >= 0x80) return undefined;
+    message = VersionedMessage.deserialize(bytes.subarray(1 + 64 * signatureCount));
+  } catch {
+    return undefined;
+  }
+  if (message.addressTableLookups.length > 0) return undefined;
+  const keys = message.staticAccountKeys;
+  const gateIndex = keys.findIndex((key) => key.equals(gate));
+  if (gateIndex <= 0 || !message.isAccountSigner(gateIndex) || message.isAccountWritable(gateIndex)) return undefined;
+  if (new Set(keys.map((key) => key.toBase58())).size !== keys.length) return undefined;
+  return { message, keys, gateIndex };
 }
 
 /** A solana-keygen file for `keypair`. */

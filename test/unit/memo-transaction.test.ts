@@ -18,7 +18,7 @@ import {
   MEMO_PROGRAM_ID,
   MEMO_V1_PROGRAM_ID,
   checkMemoTransaction,
-  decodeTransaction,
+  decodeMemoTransaction,
   memoTransactionMessage,
   serializeSignedTransaction,
 } from '../../src/sign-modes/memo-transaction.js';
@@ -73,7 +73,7 @@ function build(version: Version, instructions: TransactionInstruction[], options
 }
 
 function accept({ bytes, wallet, signature }: Built, challenge = CHALLENGE): Uint8Array {
-  return checkMemoTransaction(decodeTransaction(bytes), { wallet: wallet.publicKey.toBytes(), challenge, signature }).message;
+  return checkMemoTransaction(decodeMemoTransaction(bytes), { wallet: wallet.publicKey.toBytes(), challenge, signature }).message;
 }
 
 function rejection(run: () => unknown): MessageRejected {
@@ -150,7 +150,7 @@ describe('memo transactions as wallets sign them (@solana/web3.js)', () => {
       const wallet = Keypair.generate();
       const tx = build(version, instructions(wallet.publicKey), { wallet });
       const message = accept(tx);
-      expect(decodeTransaction(tx.bytes).version).toBe(version);
+      expect(decodeMemoTransaction(tx.bytes).message.version).toBe(version);
       expect(verifies(wallet.publicKey.toBytes(), message, tx.signature)).toBe(true);
       expect(Buffer.from(message).equals(Buffer.from(tx.bytes.subarray(65)))).toBe(true);
     });
@@ -159,13 +159,13 @@ describe('memo transactions as wallets sign them (@solana/web3.js)', () => {
   it('decodes the fields web3.js wrote', () => {
     const wallet = Keypair.generate();
     const tx = build(0, [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 7 }), memo(wallet.publicKey)], { wallet });
-    const decoded = decodeTransaction(tx.bytes);
-    expect(decoded.header).toEqual({ numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 });
-    expect(decoded.accountKeys).toEqual([wallet.publicKey.toBytes(), COMPUTE_BUDGET_PROGRAM_ID, MEMO_PROGRAM_ID]);
-    expect(decoded.recentBlockhash).toEqual(new Uint8Array(32));
-    expect(decoded.instructions.map((instruction) => instruction.programIdIndex)).toEqual([1, 2]);
-    expect(new TextDecoder().decode(decoded.instructions[1]!.data)).toBe(CHALLENGE);
-    expect(decoded.lookups).toEqual([]);
+    const decoded = decodeMemoTransaction(tx.bytes);
+    expect(decoded.message.header).toEqual({ numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 });
+    expect(decoded.message.accountKeys).toEqual([wallet.publicKey.toBytes(), COMPUTE_BUDGET_PROGRAM_ID, MEMO_PROGRAM_ID]);
+    expect(decoded.message.recentBlockhash).toEqual(new Uint8Array(32));
+    expect(decoded.message.instructions.map((instruction) => instruction.programIdIndex)).toEqual([1, 2]);
+    expect(new TextDecoder().decode(decoded.message.instructions[1]!.data)).toBe(CHALLENGE);
+    expect(decoded.message.lookups).toEqual([]);
   });
 });
 
@@ -226,7 +226,7 @@ describe('memoTransactionMessage: the bytes web3.js compiles', () => {
     const largest = built('legacy', { challenge: 'C'.repeat(length) });
     expect(largest.bytes.length).toBe(MAX_TRANSACTION_BYTES);
     accept(largest, 'C'.repeat(length));
-    const error = rejection(() => decodeTransaction(Uint8Array.from([...largest.bytes, 0])));
+    const error = rejection(() => decodeMemoTransaction(Uint8Array.from([...largest.bytes, 0])));
     expect([error.kind, error.field]).toEqual(['malformed', 'transaction']);
     expect(error.message).toMatch(/1233 bytes/);
   });
@@ -306,7 +306,7 @@ describe('rejections of transactions web3.js can build', () => {
       const wallet = Keypair.generate();
       const keys = [wallet, other].map((signer) => ({ pubkey: signer.publicKey, isSigner: true, isWritable: false }));
       const twoSigners = build(version, [new TransactionInstruction({ programId: MEMO, data: Buffer.from(CHALLENGE), keys })], { wallet, signers: [other] });
-      expect(decodeTransaction(twoSigners.bytes).signatures).toHaveLength(2);
+      expect(decodeMemoTransaction(twoSigners.bytes).signatures).toHaveLength(2);
       let error = rejected(twoSigners);
       expect([error.kind, error.field]).toEqual(['mismatch', 'signers']);
 
@@ -364,7 +364,7 @@ describe('rejections of transactions web3.js can build', () => {
     });
     const instruction = new TransactionInstruction({ programId: MEMO, data: Buffer.from(CHALLENGE), keys: [{ pubkey: extra, isSigner: false, isWritable: false }] });
     const tx = build(0, [instruction], { wallet, tables: [table] });
-    expect(decodeTransaction(tx.bytes).lookups).toHaveLength(1);
+    expect(decodeMemoTransaction(tx.bytes).message.lookups).toHaveLength(1);
     const error = rejected(tx);
     expect([error.kind, error.field]).toEqual(['mismatch', 'addressTableLookups']);
   });
@@ -442,7 +442,7 @@ describe('rejections by byte surgery', () => {
       const tx = built(version, { computeUnitPrice: 99n });
       const fields = new Set<string>();
       for (let length = 0; length < tx.bytes.length; length++) {
-        const error = rejection(() => decodeTransaction(tx.bytes.subarray(0, length)));
+        const error = rejection(() => decodeMemoTransaction(tx.bytes.subarray(0, length)));
         expect(error.kind).toBe('malformed');
         expect(error.message).toMatch(/^truncated: /);
         fields.add(error.field);
@@ -520,5 +520,27 @@ describe('mutations of valid transactions', () => {
     expect(changedButAccepted.slice(0, 2)).toEqual([0, 0]);
     expect(unchanged + changedButAccepted.reduce((sum, count) => sum + count) + rejectedCount).toBe(2000);
     expect(rejectedCount).toBeGreaterThan(1800);
+  });
+});
+
+describe('the shared decoder (src/transaction/decode.ts), read as X-404-Message', () => {
+  it('a count the bytes cannot hold is refused before anything is read for it, as a truncation of that field', () => {
+    const tx = built('legacy');
+    const cases: [string, Uint8Array, string][] = [
+      ['65,535 signatures', Uint8Array.of(0xff, 0xff, 0x03, ...tx.bytes.subarray(1)), 'signatures'],
+      ['65,535 account keys', splice(tx.bytes, 65 + 3, 1, [0xff, 0xff, 0x03]), 'accountKeys'],
+      ['65,535 instructions', splice(tx.bytes, 65 + 3 + 1 + 2 * 32 + 32, 1, [0xff, 0xff, 0x03]), 'instructions'],
+    ];
+    for (const [name, bytes, field] of cases) {
+      const error = rejection(() => decodeMemoTransaction(bytes));
+      expect([error.kind, error.field], name).toEqual(['malformed', field]);
+      expect(error.message, name).toMatch(/^truncated: 65535 .* do not fit in \d+ bytes$/);
+    }
+  });
+
+  it('names the field once: the field is the error\'s own, the text does not repeat it', () => {
+    const tx = built('legacy');
+    const error = rejection(() => decodeMemoTransaction(Uint8Array.of(0x81, 0x00, ...tx.bytes.subarray(1))));
+    expect([error.kind, error.field, error.message]).toEqual(['malformed', 'signatures', 'over-long compact-u16 length (a zero byte after the first)']);
   });
 });

@@ -1,8 +1,9 @@
-import { Keypair, PublicKey, SystemProgram, TransactionInstruction, VersionedMessage } from '@solana/web3.js';
+import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { readSignerSlot, isSignerKey, CandyGuardUnreadable, GUARD_SIZES } from '../../src/mint/candy-guard.js';
 import { checkTemplate, confirmSignerSlot, type TemplateSpec } from '../../src/mint/check.js';
-import { decodeTransaction, TransactionRejected } from '../../src/mint/transaction.js';
+import { decodeTransaction } from '../../src/transaction/decode.js';
+import { independentReading, refusalOf } from '../helpers/mint.js';
 import { prng, Seeded } from '../helpers/seeded.js';
 import { buildCandyMint, candyGuardAccount, clientGuardSizes, some, sol, umiKey, type CandyMintBuild, type CandyProgram } from '../helpers/candy.js';
 
@@ -15,16 +16,6 @@ const gate = Keypair.generate();
 const treasury = Keypair.generate().publicKey;
 const BLOCKHASH = Keypair.generate().publicKey.toBase58();
 const PROGRAMS: CandyProgram[] = ['candy-guard', 'core-candy-guard'];
-
-function rejection(work: () => unknown): string {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof TransactionRejected) return error.reason;
-    throw error;
-  }
-  return 'accepted';
-}
 
 interface Setup {
   program: CandyProgram;
@@ -136,12 +127,12 @@ describe('mint transactions the clients build', () => {
         ['signer_key_writable', s.build({ payer, extra: [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: gate.publicKey, lamports: 1 })] })],
         ['signer_key_elsewhere', s.build({ payer, extra: [new TransactionInstruction({ programId: SystemProgram.programId, keys: [{ pubkey: gate.publicKey, isSigner: false, isWritable: false }], data: Buffer.alloc(0) })] })],
       ];
-      for (const [reason, bytes] of cases) expect(rejection(() => checkTemplate(decodeTransaction(bytes), s.spec)), reason).toBe(reason);
+      for (const [reason, bytes] of cases) expect(refusalOf(() => checkTemplate(decodeTransaction(bytes), s.spec)), reason).toBe(reason);
 
       // The gate's key in the wrong slot: no solPayment account before it, but the guard set has one.
       const early = checkTemplate(decodeTransaction(s.build({ mintArgs: { thirdPartySigner: gate.publicKey } })), s.spec);
       expect(early.signerSlot).toBe(0);
-      expect(rejection(() => confirmSignerSlot(early, 1))).toBe('signer_slot');
+      expect(refusalOf(() => confirmSignerSlot(early, 1))).toBe('signer_slot');
     });
   }
 });
@@ -149,18 +140,9 @@ describe('mint transactions the clients build', () => {
 describe('fuzzing the candy templates', () => {
   /** An independent reading with web3.js: accepted means the gate's key is read-only, once, in the guard's slot, and the fixed accounts are the configured ones. */
   function isCandyTemplate(bytes: Uint8Array, s: Setup, slot: number): boolean {
-    let message: VersionedMessage;
-    try {
-      if (bytes[0]! >= 0x80) return false;
-      message = VersionedMessage.deserialize(bytes.subarray(1 + 64 * bytes[0]!));
-    } catch {
-      return false;
-    }
-    if (message.addressTableLookups.length > 0) return false;
-    const keys = message.staticAccountKeys;
-    const gateIndex = keys.findIndex((key) => key.equals(gate.publicKey));
-    if (gateIndex <= 0 || !message.isAccountSigner(gateIndex) || message.isAccountWritable(gateIndex)) return false;
-    if (new Set(keys.map((key) => key.toBase58())).size !== keys.length) return false;
+    const reading = independentReading(bytes, gate.publicKey);
+    if (reading === undefined) return false;
+    const { message, keys, gateIndex } = reading;
     const fixed = s.program === 'candy-guard' ? 25 : 13;
     const guardProgram = new PublicKey(s.program === 'candy-guard' ? 'Guard1JwRhJkVH6XZhzoYxeBVQe872VH6QggF4BWmS9g' : 'CMAGAKJ67e9hRZgfC5SFTbZH8MgEmtqazKXjmkaJjWTJ');
     let mints = 0;
@@ -197,15 +179,7 @@ describe('fuzzing the candy templates', () => {
           else bytes.splice(at, 0, ...fuzz.bytes(1 + fuzz.int(8)));
         }
         const mutated = Uint8Array.from(bytes);
-        let verdict: string;
-        try {
-          const match = checkTemplate(decodeTransaction(mutated), s.spec);
-          confirmSignerSlot(match, slot);
-          verdict = 'accepted';
-        } catch (error) {
-          if (!(error instanceof TransactionRejected)) throw error;
-          verdict = error.reason;
-        }
+        const verdict = refusalOf(() => confirmSignerSlot(checkTemplate(decodeTransaction(mutated), s.spec), slot));
         if (verdict === 'accepted') {
           accepted++;
           expect(isCandyTemplate(mutated, s, slot), `case ${i}`).toBe(true);

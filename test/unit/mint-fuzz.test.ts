@@ -1,9 +1,9 @@
-import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionInstruction, VersionedMessage, AddressLookupTableAccount, type MessageCompiledInstruction } from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionInstruction, AddressLookupTableAccount, type MessageCompiledInstruction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { checkTemplate, confirmDestination, type TemplateSpec } from '../../src/mint/check.js';
-import { decodeTransaction, TransactionRejected } from '../../src/mint/transaction.js';
+import { decodeTransaction } from '../../src/transaction/decode.js';
 import { TRANSACTION_REASONS } from '../../src/mint/template.js';
-import { ATA_PROGRAM, associatedTokenAccount, createAtaIdempotent, mintTo, signWith, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, tokenMintInstructions } from '../helpers/mint.js';
+import { ATA_PROGRAM, associatedTokenAccount, createAtaIdempotent, independentReading, mintTo, refusalOf, signWith, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, tokenMintInstructions } from '../helpers/mint.js';
 import { prng, Seeded } from '../helpers/seeded.js';
 
 /**
@@ -29,33 +29,18 @@ const KEYS = [gate.publicKey, payer.publicKey, mint, payerAta, TOKEN_PROGRAM, TO
 
 /** The gate's judgment: the reason it refuses, or 'accepted'. */
 function judge(bytes: Uint8Array): string {
-  try {
-    const tx = decodeTransaction(bytes);
-    const match = checkTemplate(tx, spec);
+  return refusalOf(() => {
+    const match = checkTemplate(decodeTransaction(bytes), spec);
     confirmDestination(match, associatedTokenAccount(new PublicKey(match.feePayer), mint).toBytes());
-    return 'accepted';
-  } catch (error) {
-    if (error instanceof TransactionRejected) return error.reason;
-    throw error;
-  }
+  });
 }
 
 /** An independent reading: web3.js decodes the message; the template's rules, restated here. */
 function isTemplate(bytes: Uint8Array): boolean {
-  let message: VersionedMessage;
-  try {
-    const signatureCount = bytes[0]!;
-    if (signatureCount >= 0x80) return false;
-    message = VersionedMessage.deserialize(bytes.subarray(1 + 64 * signatureCount));
-  } catch {
-    return false;
-  }
-  if (message.addressTableLookups.length > 0) return false;
-  const keys = message.staticAccountKeys;
-  const gateIndex = keys.findIndex((key) => key.equals(gate.publicKey));
-  if (gateIndex <= 0 || !message.isAccountSigner(gateIndex) || message.isAccountWritable(gateIndex)) return false;
+  const reading = independentReading(bytes, gate.publicKey);
+  if (reading === undefined) return false;
+  const { message, keys, gateIndex } = reading;
   if (message.header.numRequiredSignatures !== 2) return false;
-  if (new Set(keys.map((key) => key.toBase58())).size !== keys.length) return false;
   const feePayer = keys[0]!;
   const ata = associatedTokenAccount(feePayer, mint);
   let mints = 0;

@@ -2,12 +2,15 @@ import { AddressLookupTableAccount, Keypair, PublicKey, SystemProgram, Versioned
 import { getTransactionDecoder, getCompiledTransactionMessageDecoder } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { checkTemplate, confirmDestination, type TemplateSpec } from '../../src/mint/check.js';
-import { decodeTransaction, encodeMessage, encodeTransaction, keyRole, MAX_TRANSACTION_BYTES, TransactionRejected } from '../../src/mint/transaction.js';
+import { decodeTransaction } from '../../src/transaction/decode.js';
+import { encodeMessage, encodeTransaction } from '../../src/transaction/encode.js';
+import { keyRole, MAX_TRANSACTION_BYTES } from '../../src/transaction/message.js';
 import {
   associatedTokenAccount,
   buildTokenMint,
   createAtaIdempotent,
   mintTo,
+  refusalOf,
   signWith,
   TOKEN_2022_PROGRAM,
   TOKEN_PROGRAM,
@@ -33,16 +36,6 @@ const build = (overrides: Partial<TokenMintBuild> = {}): { bytes: Uint8Array; pa
   const payer = overrides.payer ?? Keypair.generate();
   return { bytes: buildTokenMint({ payer, gate: gate.publicKey, mint, amount: AMOUNT, blockhash: BLOCKHASH, ...overrides }), payer };
 };
-
-function rejection(work: () => unknown): string {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof TransactionRejected) return error.reason;
-    throw error;
-  }
-  return 'accepted';
-}
 
 describe('the wire codec', () => {
   it('decodes what @solana/web3.js serializes, legacy and v0, and writes the same bytes back', () => {
@@ -81,20 +74,22 @@ describe('the wire codec', () => {
 
   it('refuses bytes Solana would refuse, with a reason', () => {
     const { bytes } = build();
-    expect(rejection(() => decodeTransaction(new Uint8Array(MAX_TRANSACTION_BYTES + 1)))).toBe('too_large');
-    expect(rejection(() => decodeTransaction(bytes.subarray(0, bytes.length - 1)))).toBe('truncated');
-    expect(rejection(() => decodeTransaction(new Uint8Array([...bytes, 0])))).toBe('trailing_bytes');
+    expect(refusalOf(() => decodeTransaction(new Uint8Array(MAX_TRANSACTION_BYTES + 1)))).toBe('too_large');
+    expect(refusalOf(() => decodeTransaction(bytes.subarray(0, bytes.length - 1)))).toBe('truncated');
+    expect(refusalOf(() => decodeTransaction(new Uint8Array([...bytes, 0])))).toBe('trailing_bytes');
     // One signature slot for two signers.
-    expect(rejection(() => decodeTransaction(new Uint8Array([1, ...bytes.subarray(1 + 64)])))).toBe('signature_count');
+    expect(refusalOf(() => decodeTransaction(new Uint8Array([1, ...bytes.subarray(1 + 64)])))).toBe('signature_count');
     // A compact-u16 with a needless continuation byte (0x82 0x00 for 2).
-    expect(rejection(() => decodeTransaction(new Uint8Array([0x82, 0x00, ...bytes.subarray(1)])))).toBe('length_encoding');
+    expect(refusalOf(() => decodeTransaction(new Uint8Array([0x82, 0x00, ...bytes.subarray(1)])))).toBe('length_encoding');
+    // The message reads on its own (the INVALID_TRANSACTION body has no field): it names where.
+    expect(() => decodeTransaction(new Uint8Array([0x82, 0x00, ...bytes.subarray(1)]))).toThrow(/^signatures: over-long compact-u16 length/);
     // Version 1 does not exist.
     const v1 = bytes.slice();
     const messageStart = 1 + 2 * 64;
-    expect(rejection(() => decodeTransaction(new Uint8Array([...v1.subarray(0, messageStart), 0x81, ...v1.subarray(messageStart)])))).toBe('unsupported_version');
+    expect(refusalOf(() => decodeTransaction(new Uint8Array([...v1.subarray(0, messageStart), 0x81, ...v1.subarray(messageStart)])))).toBe('unsupported_version');
     // A count of 65,535 signatures is refused before anything is allocated for them.
-    expect(rejection(() => decodeTransaction(new Uint8Array([0xff, 0xff, 0x03])))).toBe('truncated');
-    expect(rejection(() => decodeTransaction(new Uint8Array([])))).toBe('truncated');
+    expect(refusalOf(() => decodeTransaction(new Uint8Array([0xff, 0xff, 0x03])))).toBe('truncated');
+    expect(refusalOf(() => decodeTransaction(new Uint8Array([])))).toBe('truncated');
   });
 });
 
@@ -118,7 +113,7 @@ describe('the spl-token template', () => {
     const bytes = buildTokenMint({ payer, gate: gate.publicKey, mint, amount: AMOUNT, blockhash: BLOCKHASH, tokenProgram: TOKEN_2022_PROGRAM, createAta: false });
     const match = checkTemplate(decodeTransaction(bytes), spec({ program: 'token-2022' }));
     confirmDestination(match, associatedTokenAccount(payer.publicKey, mint, TOKEN_2022_PROGRAM).toBytes());
-    expect(rejection(() => checkTemplate(decodeTransaction(bytes), spec()))).toBe('wrong_program');
+    expect(refusalOf(() => checkTemplate(decodeTransaction(bytes), spec()))).toBe('wrong_program');
   });
 
   it('refuses each forbidden shape with its reason', () => {
@@ -141,12 +136,12 @@ describe('the spl-token template', () => {
       ['signer_key_elsewhere', build({ payer, extra: [createAtaIdempotent(payer.publicKey, gate.publicKey, mint)] }).bytes],
       ['ata_instruction', build({ payer, createAta: false, extra: [createAtaIdempotent(payer.publicKey, stranger.publicKey, mint)] }).bytes],
     ];
-    for (const [reason, bytes] of cases) expect(rejection(() => checkTemplate(decodeTransaction(bytes), spec())), reason).toBe(reason);
+    for (const [reason, bytes] of cases) expect(refusalOf(() => checkTemplate(decodeTransaction(bytes), spec())), reason).toBe(reason);
     // A second signer, even through an allowed program.
     const memo = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
     const signedNote = { programId: memo, keys: [{ pubkey: stranger.publicKey, isSigner: true, isWritable: false }], data: Buffer.from('hi') };
     const withSigner = build({ payer, cosigners: [stranger], extra: [signedNote as never] }).bytes;
-    expect(rejection(() => checkTemplate(decodeTransaction(withSigner), spec({ allowPrograms: [memo.toBytes()] })))).toBe('extra_signer');
+    expect(refusalOf(() => checkTemplate(decodeTransaction(withSigner), spec({ allowPrograms: [memo.toBytes()] })))).toBe('extra_signer');
   });
 
   it('refuses a MintTo to anyone but the fee payer\'s own ATA', () => {
@@ -154,7 +149,7 @@ describe('the spl-token template', () => {
     const someoneElse = associatedTokenAccount(Keypair.generate().publicKey, mint);
     const { bytes } = build({ payer, createAta: false, instructions: [mintTo(mint, someoneElse, gate.publicKey, AMOUNT)] });
     const match = checkTemplate(decodeTransaction(bytes), spec());
-    expect(rejection(() => confirmDestination(match, associatedTokenAccount(payer.publicKey, mint).toBytes()))).toBe('wrong_destination');
+    expect(refusalOf(() => confirmDestination(match, associatedTokenAccount(payer.publicKey, mint).toBytes()))).toBe('wrong_destination');
   });
 
   it('lets allow_programs add instructions, unless they name the gate\'s key', () => {
@@ -163,17 +158,17 @@ describe('the spl-token template', () => {
     const note = (keys: PublicKey[]) => ({ programId: memo, keys: keys.map((pubkey) => ({ pubkey, isSigner: false, isWritable: false })), data: Buffer.from('hi') });
     const allowed = spec({ allowPrograms: [memo.toBytes()] });
     expect(checkTemplate(decodeTransaction(build({ payer, extra: [note([]) as never] }).bytes), allowed).signerIndex).toBeGreaterThan(0);
-    expect(rejection(() => checkTemplate(decodeTransaction(build({ payer, extra: [note([]) as never] }).bytes), spec()))).toBe('instruction_not_allowed');
-    expect(rejection(() => checkTemplate(decodeTransaction(build({ payer, extra: [note([gate.publicKey]) as never] }).bytes), allowed))).toBe('signer_key_elsewhere');
+    expect(refusalOf(() => checkTemplate(decodeTransaction(build({ payer, extra: [note([]) as never] }).bytes), spec()))).toBe('instruction_not_allowed');
+    expect(refusalOf(() => checkTemplate(decodeTransaction(build({ payer, extra: [note([gate.publicKey]) as never] }).bytes), allowed))).toBe('signer_key_elsewhere');
   });
 
   it('refuses a transaction without the gate\'s key, or with it as a mere account', () => {
     const payer = Keypair.generate();
     const ata = associatedTokenAccount(payer.publicKey, mint);
     const other = Keypair.generate();
-    expect(rejection(() => checkTemplate(decodeTransaction(build({ payer, instructions: [mintTo(mint, ata, other.publicKey, AMOUNT)], cosigners: [other] }).bytes), spec()))).toBe('signer_key_missing');
+    expect(refusalOf(() => checkTemplate(decodeTransaction(build({ payer, instructions: [mintTo(mint, ata, other.publicKey, AMOUNT)], cosigners: [other] }).bytes), spec()))).toBe('signer_key_missing');
     const asAccount = { programId: TOKEN_PROGRAM, keys: [{ pubkey: mint, isSigner: false, isWritable: true }, { pubkey: ata, isSigner: false, isWritable: true }, { pubkey: gate.publicKey, isSigner: false, isWritable: false }], data: mintTo(mint, ata, gate.publicKey, AMOUNT).data };
     const bytes = signWith([asAccount as never], payer.publicKey, BLOCKHASH, [payer], 'legacy');
-    expect(rejection(() => checkTemplate(decodeTransaction(bytes), spec()))).toBe('signer_key_missing');
+    expect(refusalOf(() => checkTemplate(decodeTransaction(bytes), spec()))).toBe('signer_key_missing');
   });
 });
