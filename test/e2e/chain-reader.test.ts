@@ -520,6 +520,9 @@ describe('one view of the chain per login (minContextSlot, context.slot)', () =>
     const login = chainReader.withDeadline(Infinity);
     behind!.faults.set({ mode: 'http500', count: 1 });
     await login.getTokenBalances(wallet('clean'), [usdc]); // answered by the current node
+    // The node behind cools down after its failure (≤ 100 ms for a first one, with jitter): once it
+    // has, it is the next one tried when the current node fails, rather than whichever cools first.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     current!.faults.set({ mode: 'http500', count: 1 });
     const [behindMark, currentMark] = [behind!.calls().last, current!.calls().last];
     const [account] = await login.getMultipleAccounts([wallet('clean')]);
