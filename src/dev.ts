@@ -10,7 +10,7 @@ import { startLocalnet } from './localnet/server.js';
 import { createLogger } from './log.js';
 import { redactUrl, redactUrlsIn } from './metrics/redact.js';
 import { authenticate, memoryStorage } from './sdk/index.js';
-import { DEMO_POLICIES, writeDemoRules } from './watch/demo.js';
+import { DEMO_LAUNCH_TRIES, DEMO_POLICIES, writeDemoRules } from './watch/demo.js';
 import { watchRoutes } from './watch/routes.js';
 
 /** How many JSON-RPC calls the embedded local chain keeps for the watch page. */
@@ -38,7 +38,10 @@ async function dev(): Promise<void> {
     POLICIES_FILE: policiesFile,
   });
   // Where the gate reads the chain, as the page may show it: a provider URL's key never leaves the process.
-  const devRoutes = watchRoutes({ rpcUrl: config.rpcUrls.map(redactUrl).join(', '), ...(embeddedChain ? { chainCalls: (since: number) => localnet.calls(since) } : {}) });
+  const devRoutes = watchRoutes({
+    rpcUrl: config.rpcUrls.map(redactUrl).join(', '),
+    ...(embeddedChain ? { chainCalls: (since: number) => localnet.calls(since), chainUrl: localnet.url } : {}),
+  });
   const gate = await startGate(config, createLogger(config.logLevel), { devRoutes });
   const base = `http://${urlHost(config.host)}:${gate.port}`;
 
@@ -51,6 +54,12 @@ async function dev(): Promise<void> {
   writeFileSync(keypairFile, JSON.stringify([...clean.secretKey]));
   // The demo launch's co-signing key (mint authority of its mints), for a mint configuration's `signer`.
   const mintSignerFile = writeDemoMintSigner();
+  // The wallet that passes the demo launch rule, so the mint line below works as printed.
+  const minter = demoWallet(DEMO_LAUNCH_TRIES.passes);
+  const minterFile = join(tmpdir(), `x404-demo-${DEMO_LAUNCH_TRIES.passes}.json`);
+  writeFileSync(minterFile, JSON.stringify([...minter.secretKey]));
+  // The demo launch's mints exist on the embedded chain only, under the demo POLICIES_FILE.
+  const demoLaunch = process.env.POLICIES_FILE === undefined && embeddedChain;
 
   const chainLine = embeddedChain ? `local chain on ${localnet.url}` : `reading ${redactUrl(config.rpcUrls[0] as string)}${config.rpcUrls.length > 1 ? ` (+${config.rpcUrls.length - 1} more)` : ''}`;
   const lines = [
@@ -61,6 +70,7 @@ async function dev(): Promise<void> {
     `Demo: wallet "clean" (${clean.publicKey}) signed in to blacklist → HTTP 200, token ${result.token.slice(0, 24)}…`,
     '',
     `Watch a sign-in step by step: open ${base}/ in a browser.`,
+    ...(demoLaunch ? [`Watch a co-signed mint step by step: ${base}/#mint (the page's "Co-signed mint").`] : []),
     '',
     'Try it yourself:',
     `  curl -i ${base}/health`,
@@ -68,6 +78,13 @@ async function dev(): Promise<void> {
     `  node dist/src/cli/x404.js login --url ${base} --feature blacklist --keypair ${keypairFile} --policy '${JSON.stringify(policy)}'`,
     `  node dist/src/cli/x404.js login --url ${base} --rule launch --keypair ${keypairFile}      # the demo launch rule (${policiesFile}); "clean" is on its deny list`,
     `  POLICIES_FILE=${policiesFile} SOLANA_RPC_URL=${localnet.url} node dist/src/cli/x404.js check --rule launch --wallet ${clean.publicKey}`,
+    ...(demoLaunch
+      ? [
+          `  node dist/src/cli/x404.js mint --url ${base} --name genesis --keypair ${minterFile} --rpc ${localnet.url}`,
+          `      # co-signed by the gate: "${DEMO_LAUNCH_TRIES.passes}" passes the launch rule, once per mint (genesis, genesis-t22); again → 403 MINT_LIMIT_REACHED`,
+          `  node dist/src/cli/x404.js mint-status genesis --url ${base}      # issued / reserved / supply`,
+        ]
+      : []),
     '',
     'Demo wallets (keypairs: demoWallet(name) in src/localnet/fixture.ts): clean, banned-holder, whale, tier-gold, lock-steady, active, old, debtor-save, …',
     `Demo launch mints (src/localnet/demo-mint.ts): genesis ${DEMO_LAUNCH_MINTS.genesis.address} (SPL Token), genesis-t22 ${DEMO_LAUNCH_MINTS['genesis-t22'].address} (Token-2022);`,

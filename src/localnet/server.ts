@@ -116,6 +116,21 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
   });
 }
 
+/**
+ * Pages of any origin may call the node, as a validator's RPC lets them (agave rpc_service.rs:
+ * `cors(AccessControlAllowOrigin::Any)`, `cors_max_age(86400)`): a wallet page reads a blockhash
+ * and confirms its transaction from the browser. Admin routes stay same-origin.
+ */
+function answerPreflight(req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(200, {
+    'access-control-allow-methods': 'POST, OPTIONS',
+    'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type',
+    'access-control-max-age': '86400',
+    'content-length': '0',
+  });
+  res.end();
+}
+
 function errorJson(id: unknown, error: object): string {
   return `{"jsonrpc":"2.0","error":${JSON.stringify(error)},"id":${JSON.stringify(id ?? null)}}`;
 }
@@ -304,9 +319,13 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
 
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
-    const work = url.startsWith(ADMIN_PREFIX)
+    const isAdmin = url.startsWith(ADMIN_PREFIX);
+    if (!isAdmin && req.headers.origin !== undefined) res.setHeader('access-control-allow-origin', '*');
+    const work = isAdmin
       ? handleAdmin(req, res, { state, faults, tamper, counters, provider, profile, providerCounters, blocks, transactions, ledger })
-      : req.method === 'GET' && url === '/health'
+      : req.method === 'OPTIONS'
+        ? Promise.resolve(answerPreflight(req, res))
+        : req.method === 'GET' && url === '/health'
         ? Promise.resolve(res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'))
         : req.method === 'POST'
           ? handleRpc(req, res)

@@ -7,7 +7,8 @@ import { MARGINFI_PROGRAM_ID } from '../lending/marginfi.js';
 import { SAVE_PROGRAM_ID } from '../lending/save.js';
 import { DEMO_COLLECTIONS } from '../localnet/collections/fixture.js';
 import { DEMO_MINTS, DEMO_WALLETS, demoMint, demoWallet, type DemoMintName, type DemoWalletName } from '../localnet/fixture.js';
-import { DEMO_LAUNCH_MINTS, writeDemoMintSigner } from '../localnet/demo-mint.js';
+import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER, writeDemoMintSigner } from '../localnet/demo-mint.js';
+import { PROGRAM_IDS } from '../mint/programs.js';
 import type { Feature, PolicyByFeature } from '../sdk/policy.js';
 
 /**
@@ -58,10 +59,13 @@ export const DEMO_TRIES: Record<Feature, { passes: DemoWalletName; fails: DemoWa
   collection: { passes: 'nft-holder', fails: ['nft-unverified', 'nft-zero'] },
 };
 
+/** The wallets to try with the demo launch rule (writeDemoRules), and so with its co-signed mints: the first passes. */
+export const DEMO_LAUNCH_TRIES = { passes: 'old', fails: ['young', 'banned-holder', 'clean'] } as const satisfies { passes: DemoWalletName; fails: readonly DemoWalletName[] };
+
 /**
  * A launch's rule over the demo state (docs/rules.md), with its wallet lists, written to `dir` for
  * `npm run dev` when no POLICIES_FILE is given: `old` passes it; `young` is too new, `banned-holder`
- * holds a banned token, `clean` is on the deny list.
+ * holds a banned token, `clean` is on the deny list (DEMO_LAUNCH_TRIES).
  */
 export function writeDemoRules(dir: string): string {
   const snapshot = (['old', 'young', 'banned-holder', 'clean', 'tier-gold'] as const).map((name) => demoWallet(name).publicKey);
@@ -96,6 +100,8 @@ export interface DemoCatalogue {
   wallets: { name: string; about: string; publicKey: string; secretKey: number[] }[];
   policies: typeof DEMO_POLICIES;
   tries: typeof DEMO_TRIES;
+  /** The demo launch's co-signed mints (writeDemoRules' "mints") and the wallets to try with their rule. */
+  mints: { names: string[]; tries: { passes: string; fails: readonly string[] } };
   /** Names for the addresses a login reads: wallets, mints, their associated token accounts, programs. */
   labels: Record<string, string>;
 }
@@ -109,8 +115,13 @@ export function demoCatalogue(): DemoCatalogue {
     [KAMINO_LEND_PROGRAM_ID]: 'Kamino Lend program',
     [SAVE_PROGRAM_ID]: 'Save (Solend) program',
     [MARGINFI_PROGRAM_ID]: 'MarginFi v2 program',
+    [PROGRAM_IDS.system]: 'System program',
+    [PROGRAM_IDS.associatedToken]: 'Associated Token Account program',
+    [PROGRAM_IDS.computeBudget]: 'Compute Budget program',
+    [DEMO_MINT_SIGNER.publicKey]: "the gate's co-signing key (mint authority of the launch mints)",
   };
   for (const mint of mints) labels[demoMint(mint)] = `mint ${mint}`;
+  for (const [name, mint] of Object.entries(DEMO_LAUNCH_MINTS)) labels[mint.address] = `mint ${name}`;
   const wallets = names.map((name) => {
     const { publicKey, secretKey } = demoWallet(name);
     labels[publicKey] = `wallet ${name}`;
@@ -118,7 +129,11 @@ export function demoCatalogue(): DemoCatalogue {
       const program = DEMO_MINTS[mint].program === 'token2022' ? TOKEN_2022_PROGRAM_ID : TOKEN_PROGRAM_ID;
       labels[deriveAssociatedTokenAddressText({ owner: publicKey, mint: demoMint(mint), program })] = `${name}'s ${mint} account (ATA)`;
     }
+    for (const [launchMint, { address, program }] of Object.entries(DEMO_LAUNCH_MINTS)) {
+      const programId = program === 'token2022' ? TOKEN_2022_PROGRAM_ID : TOKEN_PROGRAM_ID;
+      labels[deriveAssociatedTokenAddressText({ owner: publicKey, mint: address, program: programId })] = `${name}'s ${launchMint} account (ATA)`;
+    }
     return { name, about: DEMO_WALLETS[name].replaceAll('`', ''), publicKey, secretKey: [...secretKey] };
   });
-  return { wallets, policies: DEMO_POLICIES, tries: DEMO_TRIES, labels };
+  return { wallets, policies: DEMO_POLICIES, tries: DEMO_TRIES, mints: { names: Object.keys(DEMO_LAUNCH_MINTS), tries: DEMO_LAUNCH_TRIES }, labels };
 }

@@ -1,46 +1,26 @@
 /**
- * The watch page of `npm run dev` (src/watch/page.html): signs a demo wallet in with the SDK's
- * authenticate(), exactly as a web page would, and shows each step as it happened — the nonce
- * answer, the challenge the wallet was asked to sign, the signature, the JSON-RPC calls the local
- * chain answered meanwhile, the gate's answer and the decoded token. It records rather than
- * re-implements: the SDK gets a fetch that keeps a copy of every exchange and a wallet that keeps
- * what it signed. Runs in the browser as compiled, imports resolved by the page's import map.
+ * The watch page of `npm run dev` (src/watch/page.html). Its sign-in view signs a demo wallet in
+ * with the SDK's authenticate(), exactly as a web page would, and shows each step as it happened —
+ * the nonce answer, the challenge the wallet was asked to sign, the signature, the JSON-RPC calls
+ * the local chain answered meanwhile, the gate's answer and the decoded token. It records rather
+ * than re-implements: the SDK gets a fetch that keeps a copy of every exchange and a wallet that
+ * keeps what it signed. Its co-signed mint view is mint-view.ts. Runs in the browser as compiled,
+ * imports resolved by the page's import map.
  */
 import * as ed from '@noble/ed25519';
 import bs58 from 'bs58';
 import { strictEd25519Refusal } from '../signature/strict-ed25519.js';
 import { authenticate, decodeTokenClaims, FEATURES, resolveSigner, X404Error, type AuthResult, type Feature, type PolicyFor, type WalletSigner } from '../sdk/index.js';
-
-interface DemoWallet {
-  name: string;
-  about: string;
-  publicKey: string;
-  secretKey: number[];
-}
-
-/** /watch/demo.json (src/watch/demo.ts). */
-interface Catalogue {
-  wallets: DemoWallet[];
-  policies: Record<Feature, Record<string, unknown>>;
-  tries: Record<Feature, { passes: string; fails: string[] }>;
-  labels: Record<string, string>;
-  rpcUrl: string;
-  recordsChainReads: boolean;
-}
+import type { Catalogue, DemoWallet } from './catalogue.js';
+import { callCount, chainCallsSince, chainCallsTable, chainMark } from './chain-calls.js';
+import { $, columns, el, headerTable, pre, pretty, prettyText, statusBadge, step } from './dom.js';
+import { setUpMintView } from './mint-view.js';
 
 /** GET /x404_policies: named policies per feature, and rules (docs/rules.md), signed in to at /x404_auth/<rule>. */
 interface PolicyListing {
   mode?: string;
   policies?: Record<string, Record<string, { pol?: string; headers?: Record<string, string> }>>;
   rules?: unknown;
-}
-
-interface ChainCall {
-  seq: number;
-  httpRequest: number;
-  method: string;
-  params: unknown;
-  answer: string;
 }
 
 type Target =
@@ -59,41 +39,7 @@ interface Exchange {
   ms: number;
 }
 
-type StepName = 'nonce' | 'challenge' | 'signature' | 'chain' | 'decision' | 'token';
-type StepState = 'waiting' | 'running' | 'done' | 'failed' | 'skipped';
-
 const SHOWN_RESPONSE_HEADERS = ['x-404-nonce', 'x-404-mechanism', 'cache-control', 'retry-after', 'www-authenticate', 'ratelimit-remaining'];
-
-const $ = <E extends HTMLElement>(selector: string): E => {
-  const found = document.querySelector<E>(selector);
-  if (!found) throw new Error(`the page has no ${selector}`);
-  return found;
-};
-
-function el(tag: string, props: Record<string, string> = {}, ...children: (Node | string | undefined)[]): HTMLElement {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(props)) element.setAttribute(name, value);
-  for (const child of children) if (child !== undefined) element.append(child);
-  return element;
-}
-
-const pre = (text: string, className = ''): HTMLElement => el('pre', className ? { class: className } : {}, text);
-const pretty = (value: unknown): string => JSON.stringify(value, null, 2);
-const prettyText = (text: string): string => {
-  try {
-    return pretty(JSON.parse(text));
-  } catch {
-    return text;
-  }
-};
-const statusBadge = (status: number): HTMLElement => el('span', { class: `status ${status >= 200 && status < 300 ? 'ok' : 'bad'}` }, `HTTP ${status}`);
-
-function step(name: StepName, state: StepState, summary: string | Node = '', ...body: Node[]): void {
-  const card = $(`.step[data-step="${name}"]`);
-  card.dataset.state = state;
-  card.querySelector('.summary')!.replaceChildren(summary);
-  card.querySelector('.body')!.replaceChildren(...body);
-}
 
 let catalogue: Catalogue;
 let targets: Target[] = [];
@@ -134,6 +80,16 @@ async function load(): Promise<void> {
   targetSelect.addEventListener('change', () => showTarget(true));
   showTarget(true);
   $<HTMLButtonElement>('#sign-in').disabled = false;
+  await setUpMintView(demo).catch((error: unknown) => ($('#mint-notice').textContent = `Could not set up the mint: ${error instanceof Error ? error.message : String(error)}`));
+}
+
+/** The page's two views; #mint in the address opens the co-signed mint. */
+function showView(): void {
+  const mint = location.hash === '#mint';
+  $('#sign-in-view').hidden = mint;
+  $('#mint-view').hidden = !mint;
+  $('#tab-sign-in').setAttribute('aria-selected', String(!mint));
+  $('#tab-mint').setAttribute('aria-selected', String(mint));
 }
 
 /** The rules of /x404_policies: an object keyed by rule name (docs/rules.md). */
@@ -183,11 +139,6 @@ function resetSteps(): void {
   step('nonce', 'running', 'Asking the gate for a nonce…');
 }
 
-async function chainReadsSince(since: number): Promise<{ last: number; calls: ChainCall[] }> {
-  const response = await fetch(`/watch/chain-reads?since=${since}`);
-  return (await response.json()) as { last: number; calls: ChainCall[] };
-}
-
 async function signIn(): Promise<void> {
   const target = selectedTarget();
   const wallet = catalogue.wallets.find((candidate) => candidate.name === $<HTMLSelectElement>('#wallet').value) as DemoWallet;
@@ -226,7 +177,7 @@ async function signIn(): Promise<void> {
     },
   };
 
-  const mark = catalogue.recordsChainReads ? (await chainReadsSince(0)).last : 0;
+  const mark = catalogue.recordsChainReads ? await chainMark() : 0;
   let result: AuthResult | undefined;
   let failure: unknown;
   try {
@@ -262,7 +213,7 @@ function showNonce(exchange: Exchange | undefined, feature: string, failure?: un
     'nonce',
     ok ? 'done' : 'failed',
     el('span', {}, `${request} → `, statusBadge(exchange.status), ok && nonce ? el('span', {}, ' nonce ', el('code', { class: 'nonce' }, nonce)) : ''),
-    el('div', { class: 'columns' }, el('div', {}, el('h3', {}, 'Response headers'), pre(pretty(exchange.responseHeaders))), el('div', {}, el('h3', {}, 'Body'), pre(prettyText(exchange.bodyText)))),
+    columns(['Response headers', pre(pretty(exchange.responseHeaders))], ['Body', pre(prettyText(exchange.bodyText))]),
     ...(ok ? [] : [thrown(failure)]),
   );
 }
@@ -299,49 +250,17 @@ async function showChainReads(mark: number, loggedIn: boolean): Promise<void> {
     step('chain', 'skipped', `Not recorded: the gate reads ${catalogue.rpcUrl}.`);
     return;
   }
-  const { calls } = await chainReadsSince(mark);
+  const { calls } = await chainCallsSince(mark);
   if (calls.length === 0) {
     step('chain', loggedIn ? 'done' : 'skipped', loggedIn ? 'None: the gate decided without reading the chain (bad input, a bad signature or nonce, or everything it needed was cached).' : 'None: no login was sent.');
     return;
   }
-  const requests = new Set(calls.map((call) => call.httpRequest)).size;
-  const rows = calls.map((call) =>
-    el(
-      'tr',
-      { 'data-method': call.method },
-      el('td', {}, String(call.seq)),
-      el('td', {}, String(call.httpRequest)),
-      el('td', { class: 'method' }, call.method),
-      el('td', {}, paramsNode(call.params)),
-      el('td', {}, call.answer),
-    ),
-  );
   step(
     'chain',
     'done',
-    `${calls.length} JSON-RPC ${calls.length === 1 ? 'call' : 'calls'} in ${requests} HTTP ${requests === 1 ? 'request' : 'requests'} to the local chain. The gate caches which program owns each mint, so a repeated login may read less.`,
-    el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, '#'), el('th', {}, 'HTTP request'), el('th', {}, 'method'), el('th', {}, 'params'), el('th', {}, 'answer'))), el('tbody', {}, ...rows)),
+    `${callCount(calls)} to the local chain. The gate caches which program owns each mint, so a repeated login may read less.`,
+    chainCallsTable(calls, catalogue.labels),
   );
-}
-
-/** A call's params with the demo addresses named. */
-function paramsNode(params: unknown): Node {
-  const box = el('div');
-  const address = (text: string): Node => {
-    const label = catalogue.labels[text];
-    return el('div', {}, el('code', {}, text), label ? el('span', { class: 'label' }, ` ${label}`) : undefined);
-  };
-  for (const param of Array.isArray(params) ? params : [params]) {
-    if (typeof param === 'string') box.append(address(param));
-    else if (Array.isArray(param) && param.every((entry) => typeof entry === 'string')) param.forEach((entry: string) => box.append(address(entry)));
-    else {
-      // getTokenAccountsByOwner's filter: {mint} or {programId}, named too.
-      const filter = param !== null && typeof param === 'object' ? (param as Record<string, unknown>) : {};
-      const named = [filter.mint, filter.programId].find((value): value is string => typeof value === 'string' && catalogue.labels[value] !== undefined);
-      box.append(el('div', {}, el('code', {}, JSON.stringify(param)), named ? el('span', { class: 'label' }, ` ${catalogue.labels[named]}`) : undefined));
-    }
-  }
-  return box;
 }
 
 function showDecision(logins: Exchange[], feature: string, failure: unknown): void {
@@ -365,10 +284,6 @@ function showDecision(logins: Exchange[], feature: string, failure: unknown): vo
   });
   body.push(thrown(failure));
   step('decision', ok ? 'done' : 'failed', el('span', {}, `GET /x404_auth/${feature} with the signature → `, statusBadge(last.status), ` in ${Math.round(last.ms)} ms`, errorLine(failure) ? ` · ${errorLine(failure)}` : ''), ...body);
-}
-
-function headerTable(headers: Record<string, string>): HTMLElement {
-  return el('table', { class: 'headers' }, el('tbody', {}, ...Object.entries(headers).map(([name, value]) => el('tr', {}, el('th', {}, name), el('td', {}, el('code', {}, value))))));
 }
 
 function errorLine(failure: unknown): string | undefined {
@@ -397,7 +312,7 @@ function showToken(result: AuthResult | undefined): void {
     'token',
     'done',
     `${String(header.alg)} token for ${String(claims.sub)} (${String(claims.feature)}), issued ${when(claims.iat)}, expires ${when(claims.exp)}.`,
-    el('div', { class: 'columns' }, el('div', {}, el('h3', {}, 'Header'), pre(pretty(header), 'token-header')), el('div', {}, el('h3', {}, 'Claims'), pre(pretty(claims), 'token-claims'))),
+    columns(['Header', pre(pretty(header), 'token-header')], ['Claims', pre(pretty(claims), 'token-claims')]),
     el('h3', {}, 'The token as the gate returned it'),
     pre(result.token),
   );
@@ -412,4 +327,6 @@ $('#controls').addEventListener('submit', (event) => {
     .finally(() => (button.disabled = false));
 });
 
+window.addEventListener('hashchange', showView);
+showView();
 load().catch((error: unknown) => ($('#notice').textContent = `Could not load the demo: ${error instanceof Error ? error.message : String(error)}`));

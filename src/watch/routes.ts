@@ -18,6 +18,8 @@ export interface WatchSources {
   chainCalls?: (since: number) => { last: number; calls: RecordedCall[] };
   /** Where the gate reads the chain, for the page to say. */
   rpcUrl: string;
+  /** The embedded local chain's URL, which the page calls itself (a blockhash, statuses, balances) for the co-signed mint. */
+  chainUrl?: string;
 }
 
 const JS = 'text/javascript; charset=utf-8';
@@ -33,7 +35,7 @@ export function watchRoutes(sources: WatchSources): Record<string, ExtraRoute> {
   const html = template
     .replace(IMPORT_MAP_MARK, `<script type="importmap">${JSON.stringify(modules.importMap)}</script>`)
     .replace('/watch/page.js', modules.entries[0] as string);
-  const demoJson = JSON.stringify({ ...demoCatalogue(), rpcUrl: sources.rpcUrl, recordsChainReads: sources.chainCalls !== undefined });
+  const demoJson = JSON.stringify({ ...demoCatalogue(), rpcUrl: sources.rpcUrl, recordsChainReads: sources.chainCalls !== undefined, chainUrl: sources.chainUrl });
 
   const routes: Record<string, ExtraRoute> = {
     '/': async () => ({ body: html, contentType: 'text/html; charset=utf-8', headers: NO_STORE }),

@@ -69,6 +69,8 @@ describe('npm run dev with a keyed provider URL', () => {
     const demo = await get(`${base}/watch/demo.json`);
     expect(demo.status).toBe(200);
     expect(demo.body.rpcUrl).toBe(`http://***@127.0.0.1:${localnet.port}/***?***`);
+    // The page calls a chain itself (the co-signed mint) only when it is the embedded one: never the provider's keyed URL.
+    expect(demo.body.chainUrl).toBeUndefined();
     for (const path of ['/', '/watch/demo.json', '/watch/chain-reads?since=0', '/health', '/metrics', '/openapi.json', '/x404_policies']) {
       const page = await get(`${base}${path}`);
       expect(page.status, path).toBe(200);

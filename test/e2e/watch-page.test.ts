@@ -3,17 +3,22 @@ import { createPublicKey, verify } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBase58 } from '../../src/lib/base58.js';
+import { encodeBase58 } from '../../src/lib/base58-encode.js';
+import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from '../../src/localnet/demo-mint.js';
 import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
 import { startStack } from '../helpers/gate.js';
+import { associatedTokenAccount } from '../helpers/mint.js';
 import { launchBrowser, type Browser } from './browser-harness.js';
 
 /**
  * The watch page of `npm run dev` (docs/architecture.md), driven in chromium: the real dev entry
- * (dist/src/dev.js) with its embedded local chain, a demo wallet and a feature picked on the page,
- * and each step's content checked the way a viewer reads it. Screenshots go to
+ * (dist/src/dev.js) with its embedded local chain, a demo wallet and a feature (or a demo mint)
+ * picked on the page, and each step's content checked the way a viewer reads it, against what
+ * web3.js, node:crypto and the chain say. Screenshots go to
  * test-results/watch-page/ (git-ignored). A gate started as `npm start` has no such page.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,6 +28,8 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 let dev: ChildProcess;
 let devOutput = '';
 let base: string;
+/** The embedded local chain's JSON-RPC URL, as npm run dev printed it. */
+let chainUrl: string;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
@@ -48,6 +55,7 @@ beforeAll(async () => {
     dev.stderr?.on('data', read);
     dev.once('exit', (code) => reject(new Error(`npm run dev exited with ${code}:\n${devOutput}`)));
   });
+  chainUrl = (/local chain on (http:\/\/127\.0\.0\.1:\d+)/.exec(devOutput) as RegExpExecArray)[1] as string;
   browser = await launchBrowser();
   page = await browser.context.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -185,6 +193,140 @@ describe('the demo launch rule', () => {
     expect(decision).toContain('WALLET_DENIED');
     expect(decision).toContain('$.all[3].not');
     await page.screenshot({ path: join(SHOTS, 'rule-launch-clean-403.png'), fullPage: true });
+  });
+});
+
+/** Picks the mint and wallet in the "Co-signed mint" view, mints, and waits until the page has shown the outcome. */
+async function watchMint(name: string, wallet: string): Promise<void> {
+  if (!(await page.isVisible('#mint-view'))) await page.click('#tab-mint');
+  await page.waitForSelector('#mint-button:not([disabled])', { timeout: 15_000 });
+  await page.selectOption('#mint-name', name);
+  await page.selectOption('#mint-wallet', wallet);
+  await page.click('#mint-button');
+  await page
+    .waitForFunction(() => {
+      const balance = (document.querySelector('.step[data-step="mint-balance"]') as HTMLElement | null)?.dataset.state;
+      return !(document.querySelector('#mint-button') as HTMLButtonElement).disabled && (balance === 'done' || balance === 'failed' || balance === 'skipped');
+    }, undefined, { timeout: 40_000 })
+    .catch(async () => {
+      throw new Error(`the mint did not finish: notice ${JSON.stringify(await page.textContent('#mint-notice'))}; page errors: ${pageErrors.join('; ') || 'none'}`);
+    });
+}
+
+async function chainRpc(method: string, params: unknown[]): Promise<any> {
+  const response = await fetch(chainUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  return ((await response.json()) as { result: unknown }).result;
+}
+
+/** Whether `signature` is `address`'s ed25519 signature over `message`, by node:crypto (not the page's @noble/ed25519). */
+function verifiesWithNode(address: string, message: Uint8Array, signature: Uint8Array): boolean {
+  const publicKey = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, decodeBase58(address) as Uint8Array]), format: 'der', type: 'spki' });
+  return verify(null, message, publicKey, signature);
+}
+
+const mintCalls = async (): Promise<string[]> => page.$$eval('.step[data-step="mint-chain"] tr[data-method]', (rows) => rows.map((row) => row.getAttribute('data-method') as string));
+
+describe('the co-signed mint of the demo launch (the "Co-signed mint" view)', () => {
+  const old = demoWallet('old').publicKey;
+  const genesis = DEMO_LAUNCH_MINTS.genesis.address;
+  const oldsAccount = associatedTokenAccount(new PublicKey(old), new PublicKey(genesis)).toBase58();
+
+  it('mints genesis for a wallet that passes the rule: configuration, decoded transaction, both signatures, the gate\'s calls, confirmation, balance', async () => {
+    await watchMint('genesis', 'old');
+
+    expect(await stepState('mint-config')).toBe('done');
+    expect(await json('pre.mint-configuration')).toMatchObject({ name: 'genesis', program: 'spl-token', signer: DEMO_MINT_SIGNER.publicKey, mint: genesis, amount: '1', perWallet: 1, rule: 'launch' });
+
+    // The transaction the SDK built, decoded: the optional compute budget, the wallet's own ATA, MintTo of 1 to it, signed by the gate's key read-only.
+    expect(await stepState('mint-transaction')).toBe('done');
+    expect(await page.$$eval('table.instructions tr[data-instruction]', (rows) => rows.map((row) => row.getAttribute('data-instruction')))).toEqual(['SetComputeUnitLimit', 'CreateIdempotent', 'MintTo']);
+    const mintTo = await text('table.instructions tr[data-instruction="MintTo"]');
+    expect(mintTo).toContain('amount: 1');
+    expect(mintTo).toContain(`destination: ${oldsAccount} old's genesis account (ATA)`);
+    expect(mintTo).toContain(`mint authority: ${DEMO_MINT_SIGNER.publicKey}`);
+    expect(await text(`table.keys tr[data-key="${DEMO_MINT_SIGNER.publicKey}"] td.role`)).toBe('signer, read-only');
+    expect(await text(`table.keys tr[data-key="${old}"] td.role`)).toBe('signer, writable — the fee payer');
+
+    // What the page shows was sent is what web3.js decodes, and the wallet's signature on it verifies with node:crypto.
+    const sent = VersionedTransaction.deserialize(Buffer.from((JSON.parse((await text('pre.mint-request')).split('\n\n')[1] as string) as { transaction: string }).transaction, 'base64'));
+    const message = sent.message.serialize();
+    expect(sent.message.staticAccountKeys.map((key) => key.toBase58()).slice(0, 2)).toEqual([old, DEMO_MINT_SIGNER.publicKey]);
+    expect(verifiesWithNode(old, message, sent.signatures[0] as Uint8Array)).toBe(true);
+    expect(sent.signatures[1]).toEqual(new Uint8Array(64));
+    expect(await text('pre.wallet-signature')).toBe(encodeBase58(sent.signatures[0] as Uint8Array));
+    expect(await text('.step[data-step="mint-signature"] .summary')).toContain(`Verified in this page against ${old}`);
+
+    // The gate's answer: 200, co-signed; the gate's signature in slot 1 verifies over the same message.
+    expect(await stepState('mint-answer')).toBe('done');
+    expect(await text('.step[data-step="mint-answer"] .summary')).toContain('HTTP 200');
+    const answer = await json('pre.mint-answer-body');
+    expect(answer).toMatchObject({ success: true, signature: encodeBase58(sent.signatures[0] as Uint8Array), remaining: 0, lastValidBlockHeight: expect.any(Number) });
+    const cosigned = VersionedTransaction.deserialize(Buffer.from(answer.transaction, 'base64'));
+    expect(Buffer.from(cosigned.message.serialize()).equals(Buffer.from(message))).toBe(true);
+    expect(verifiesWithNode(DEMO_MINT_SIGNER.publicKey, message, cosigned.signatures[1] as Uint8Array)).toBe(true);
+    expect(await text('pre.gate-signature')).toBe(encodeBase58(cosigned.signatures[1] as Uint8Array));
+    expect(await text('.co-signature')).toContain(`Verified in this page against the gate's key ${DEMO_MINT_SIGNER.publicKey}`);
+    expect(await page.$$eval('ol.checks li', (items) => items.map((item) => item.getAttribute('data-outcome')))).toEqual(Array(8).fill('passed'));
+
+    // The calls the gate made while it decided: the blockhash, the rule's reads, the simulation, the send.
+    expect(await stepState('mint-chain')).toBe('done');
+    const calls = await mintCalls();
+    for (const method of ['isBlockhashValid', 'getTokenAccountsByOwner', 'getSignaturesForAddress', 'simulateTransaction', 'sendTransaction']) expect(calls).toContain(method);
+    expect(calls.indexOf('simulateTransaction')).toBeLessThan(calls.indexOf('sendTransaction'));
+    expect(await text('.step[data-step="mint-chain"] tr[data-method="sendTransaction"] td.answer')).toBe(`sent: ${answer.signature}`);
+
+    expect(await stepState('mint-confirmation')).toBe('done');
+    expect(await text('.step[data-step="mint-confirmation"] .summary')).toMatch(/^(confirmed|finalized) in slot \d+/);
+
+    // The balance the page shows is the chain's.
+    expect(await stepState('mint-balance')).toBe('done');
+    expect(await text('.step[data-step="mint-balance"] .balance')).toBe('1');
+    expect(await text('.step[data-step="mint-balance"] .summary')).toContain('old now holds 1 genesis (this transaction: 0 → 1)');
+    const account = await chainRpc('getAccountInfo', [oldsAccount, { encoding: 'jsonParsed', commitment: 'confirmed' }]);
+    expect(account.value.data.parsed.info).toMatchObject({ mint: genesis, owner: old, tokenAmount: { amount: '1' } });
+    expect(pageErrors).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'mint-genesis-old-200.png'), fullPage: true });
+  });
+
+  it('refuses the same wallet a second mint: 403 MINT_LIMIT_REACHED, no co-signature, nothing simulated or sent', async () => {
+    await watchMint('genesis', 'old');
+
+    expect(await stepState('mint-signature')).toBe('done');
+    expect(await stepState('mint-answer')).toBe('failed');
+    expect(await text('.step[data-step="mint-answer"] .summary')).toContain('HTTP 403');
+    expect(await json('pre.mint-answer-body')).toMatchObject({ error: 'MINT_LIMIT_REACHED', perWallet: 1 });
+    expect(await json('pre.mint-thrown')).toMatchObject({ name: 'X404Error', code: 'MINT_LIMIT_REACHED', status: 403 });
+    expect(await page.getAttribute('ol.checks li[data-check="counts"]', 'data-outcome')).toBe('refused');
+    expect(await page.$$('.co-signature')).toHaveLength(0);
+    expect(await text('.no-co-signature')).toContain('No co-signature');
+    const calls = await mintCalls();
+    expect(calls).not.toContain('simulateTransaction');
+    expect(calls).not.toContain('sendTransaction');
+    expect(await stepState('mint-confirmation')).toBe('skipped');
+    expect(await stepState('mint-balance')).toBe('skipped');
+    expect((await chainRpc('getAccountInfo', [oldsAccount, { encoding: 'jsonParsed', commitment: 'processed' }])).value.data.parsed.info.tokenAmount.amount).toBe('1');
+    await page.screenshot({ path: join(SHOTS, 'mint-genesis-old-again-403.png'), fullPage: true });
+  });
+
+  it("shows the rule's refusal for a wallet that fails it, with no signature: young is too new", async () => {
+    await watchMint('genesis', 'young');
+
+    expect(await stepState('mint-answer')).toBe('failed');
+    expect(await text('.step[data-step="mint-answer"] .summary')).toContain('HTTP 500');
+    const answer = await json('pre.mint-answer-body');
+    expect(answer).toMatchObject({ error: 'WALLET_TOO_NEW', rule: 'launch', failed: expect.arrayContaining(['$.all[1]']) });
+    expect(answer.signature).toBeUndefined();
+    expect(answer.transaction).toBeUndefined();
+    expect(await page.getAttribute('ol.checks li[data-check="rule"]', 'data-outcome')).toBe('refused');
+    expect(await page.getAttribute('ol.checks li[data-check="simulate"]', 'data-outcome')).toBe('not reached');
+    const calls = await mintCalls();
+    expect(calls).toContain('getSignaturesForAddress');
+    expect(calls).not.toContain('simulateTransaction');
+    expect(calls).not.toContain('sendTransaction');
+    expect(await stepState('mint-balance')).toBe('skipped');
+    const youngsAccount = associatedTokenAccount(new PublicKey(demoWallet('young').publicKey), new PublicKey(genesis)).toBase58();
+    expect((await chainRpc('getAccountInfo', [youngsAccount, { encoding: 'base64' }])).value).toBeNull();
+    await page.screenshot({ path: join(SHOTS, 'mint-genesis-young-500.png'), fullPage: true });
   });
 });
 

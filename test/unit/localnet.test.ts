@@ -291,6 +291,24 @@ describe('HTTP', () => {
     const reply = (await (await post('{"jsonrpc":')).json()) as RpcReply;
     expect(reply.error?.code).toBe(-32700);
   });
+
+  it('lets a page of any origin call it, as a validator does (CORS preflight and answer); admin routes stay same-origin', async () => {
+    const origin = 'http://127.0.0.1:3000';
+    const preflight = await fetch(chain.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    expect(preflight.status).toBe(200);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('content-type');
+    expect(preflight.headers.get('access-control-max-age')).toBe('86400');
+
+    const answer = await fetch(chain.url, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }) });
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect(((await answer.json()) as RpcReply).result).toEqual(expect.any(Number));
+
+    const adminAnswer = await fetch(`${chain.url}/__localnet/stats`, { headers: { origin } });
+    expect(adminAnswer.status).toBe(200);
+    expect(adminAnswer.headers.get('access-control-allow-origin')).toBeNull();
+  });
 });
 
 describe('provider simulation (RPC_LATENCY_MS, RPC_REQUESTS_PER_SECOND)', () => {
