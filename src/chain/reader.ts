@@ -69,6 +69,8 @@ interface Parts {
  */
 class RpcChainReader implements ChainReader {
   private seenSlot = 0;
+  /** This login's history pages (made on the first one: most logins read none). */
+  private historyPages: Map<string, { minimum: number; page: Promise<HistoryPage> }> | undefined;
 
   constructor(
     private readonly parts: Parts,
@@ -133,10 +135,26 @@ class RpcChainReader implements ChainReader {
     return accounts;
   }
 
-  async getSignaturesForAddress(address: string, page: { limit: number; before?: string; until?: string }): Promise<HistoryPage> {
+  /**
+   * A rule's history leaves (age, activity) ask for the same first page of the same wallet: one
+   * call for the login, as long as what was read is at least as new as what the login needs now.
+   */
+  getSignaturesForAddress(address: string, page: { limit: number; before?: string; until?: string }): Promise<HistoryPage> {
+    const minimum = this.minimumWithoutContext();
+    const key = `${address} ${page.limit} ${page.before ?? ''} ${page.until ?? ''}`;
+    const read = this.historyPages?.get(key);
+    if (read !== undefined && read.minimum >= minimum) return read.page;
+    const fresh = this.readSignatures(address, page, minimum);
+    (this.historyPages ??= new Map()).set(key, { minimum, page: fresh });
+    fresh.catch(() => {
+      if (this.historyPages?.get(key)?.page === fresh) this.historyPages.delete(key);
+    });
+    return fresh;
+  }
+
+  private async readSignatures(address: string, page: { limit: number; before?: string; until?: string }, minimum: number): Promise<HistoryPage> {
     const { rpc, calls, historyCommitment } = this.parts;
     const deadlineMs = this.deadlineMs;
-    const minimum = this.minimumWithoutContext();
     const { signatures, endpoint } = await readSignatures(calls, historyCommitment, address, page, deadlineMs, minimum);
     // The page carries no slot: it is as new as the minimum only if its node honours the parameter.
     if (minimum > 0 && !(await rpc.honoursHistoryMinimum(endpoint, { address, commitment: historyCommitment }, deadlineMs))) {

@@ -9,6 +9,8 @@ import { runGateExpectingExit, startGate, startStack, testSecret, type Stack } f
 import { authenticate, memoryStorage, resolveSigner } from '../../src/sdk/index.js';
 import { verifyGateToken } from '../../src/verifier/index.js';
 import { eventually, x404 } from '../helpers/launch.js';
+import { blockTimeDaysAgo } from '../../src/localnet/recipes.js';
+import { loginCounted, newWallet as walletWithKey } from './features-kit.js';
 import { documentCheck } from '../helpers/openapi-conformance.js';
 
 /**
@@ -59,6 +61,7 @@ function policies(overrides: Record<string, unknown> = {}): Record<string, unkno
       'listed-or-nft': { all: [{ feature: 'blacklist', excluded_mints: [demoMint('banned')], max_holdings: {} }, { any: [{ feature: 'collection', collections: [DEMO_COLLECTIONS.a] }, { wallets: 'snapshot.txt' }] }] },
       'in-france': { all: [{ feature: 'blacklist', excluded_mints: [], max_holdings: {}, geo_code: true, geo_code_locs: 'FR' }] },
       'must-not-be-old': { not: { feature: 'age', min_wallet_age_days: '30' } },
+      'old-and-active': { all: [{ feature: 'age', min_wallet_age_days: '30' }, { feature: 'activity', min_transactions: '5', time_period_days: '30' }] },
       ...overrides,
     },
   };
@@ -84,6 +87,16 @@ afterAll(async () => {
 const ruleUrl = (rule: string): string => `${stack.gateUrl}/x404_auth/${rule}`;
 
 describe('a launch rule: one signature, one token', () => {
+  it('reads a wallet\'s history once for both age and activity (one first page, shared within the login)', async () => {
+    const wallet = walletWithKey();
+    const state = stack.localnet.state;
+    for (const daysAgo of [45, 20, 10, 5, 3, 1]) state.addTransaction({ blockTime: blockTimeDaysAgo(state, daysAgo), feePayer: wallet.publicKey, instructions: [] });
+    const result = await loginCounted(stack, 'old-and-active', wallet.secretKey, {});
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    expect(result.body.leaves).toMatchObject([{ feature: 'age', passed: true }, { feature: 'activity', passed: true }]);
+    expect(result.calls.getSignaturesForAddress, JSON.stringify(result.calls)).toBe(1);
+  });
+
   it('lets a wallet that meets the whole rule in, with each leaf in the answer and the outcome in the token', async () => {
     const result = await login(stack.gateUrl, 'launch', secret('old'));
     expect(result.status, JSON.stringify(result.body)).toBe(200);
@@ -151,7 +164,7 @@ describe('a launch rule: one signature, one token', () => {
     const answer = await get(ruleUrl('launch'), headers);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     // A feature's nonce answer lists the rules too.
-    expect((await getNonce(stack.gateUrl, 'blacklist')).result.body.rules).toEqual(['deny-only', 'holdings', 'holdings-and-nft', 'in-france', 'launch', 'listed-or-nft', 'must-not-be-old', 'snapshot-or-old']);
+    expect((await getNonce(stack.gateUrl, 'blacklist')).result.body.rules).toEqual(['deny-only', 'holdings', 'holdings-and-nft', 'in-france', 'launch', 'listed-or-nft', 'must-not-be-old', 'old-and-active', 'snapshot-or-old']);
   });
 
   it('binds nonces to the rule: one issued for a feature or another rule is refused', async () => {
