@@ -140,10 +140,11 @@ class RpcChainReader implements ChainReader {
    * call for the login, as long as what was read is at least as new as what the login needs now.
    */
   getSignaturesForAddress(address: string, page: { limit: number; before?: string; until?: string }): Promise<HistoryPage> {
-    const minimum = this.minimumWithoutContext();
     const key = `${address} ${page.limit} ${page.before ?? ''} ${page.until ?? ''}`;
     const read = this.historyPages?.get(key);
-    if (read !== undefined && read.minimum >= minimum) return read.page;
+    // The page read is as new as the login's view was then; it serves while that view has not grown.
+    if (read !== undefined && read.minimum >= this.seenSlot) return read.page;
+    const minimum = this.minimumWithoutContext();
     const fresh = this.readSignatures(address, page, minimum);
     (this.historyPages ??= new Map()).set(key, { minimum, page: fresh });
     fresh.catch(() => {
