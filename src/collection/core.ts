@@ -64,7 +64,7 @@ export function coreCollectionFilters(collection: string): ProgramAccountsFilter
  * wallet); one that is not is a malformed reply (503), never silently skipped.
  *
  * The trade: an unshared scan answers a few assets but costs a node a scan of every Core account
- * per login; a shared one answers ~250 bytes of JSON per asset of the collection, once per window.
+ * per login; a shared one answers ~310 bytes of JSON per asset of the collection, once per window.
  */
 export async function coreAssetsOf(chain: ChainReader, owner: string, collection: string, shared = false): Promise<string[]> {
   const filters = shared ? coreCollectionFilters(collection) : coreAssetFilters(owner, collection);
@@ -82,3 +82,27 @@ export async function coreAssetsOf(chain: ChainReader, owner: string, collection
   }
   return owned;
 }
+
+/**
+ * Whether to start the shared scans of `collections` before the login knows it needs them
+ * (src/features/collection.ts). Not while one of them failed within the last window: behind a
+ * provider that refuses or throttles getProgramAccounts, a prefetch would add a refused scan to every
+ * login, even the ones Token Metadata already decides. A login that needs the scan still sends it.
+ */
+export function prefetchCoreScans(collections: readonly string[], windowMs: number, now = performance.now()): boolean {
+  for (const collection of collections) {
+    const at = failedScans.get(collection);
+    if (at !== undefined && now - at <= windowMs) return false;
+  }
+  return true;
+}
+
+/** A prefetched scan of these collections failed (its answer is never kept: shared-scans.ts). */
+export function noteCoreScanFailure(collections: readonly string[], now = performance.now()): void {
+  if (failedScans.size >= FAILED_SCANS_KEPT) failedScans.clear();
+  for (const collection of collections) failedScans.set(collection, now);
+}
+
+/** Collections whose prefetch failed lately; a launch lists a handful, so the bound only stops growth. */
+const FAILED_SCANS_KEPT = 1024;
+const failedScans = new Map<string, number>();

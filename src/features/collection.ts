@@ -1,4 +1,4 @@
-import { coreAssetsOf } from '../collection/core.js';
+import { coreAssetsOf, noteCoreScanFailure, prefetchCoreScans } from '../collection/core.js';
 import { searchCompressed, type DasQuery } from '../collection/das.js';
 import { countTokenNfts } from '../collection/token-nfts.js';
 import { GateError, invalidHeader } from '../errors.js';
@@ -75,9 +75,10 @@ class CollectionCount {
     // Shared Core scans (PROGRAM_SCAN_SHARE_MS > 0) start beside the token accounts: one scan per
     // collection per window serves every login, so starting it early costs nothing per login, and a
     // login that has read nothing yet can take a scan another login sent (src/chain/shared-scans.ts).
+    // Not for a window after one failed (prefetchCoreScans); then only a login that needs it scans.
     const shared = config.programScanShareMs > 0;
-    const early = shared && collections.length > 0 ? this.coreAssets(true) : undefined;
-    early?.catch(() => {});
+    const early = shared && collections.length > 0 && prefetchCoreScans(collections, config.programScanShareMs) ? this.coreAssets(true) : undefined;
+    early?.catch(() => noteCoreScanFailure(collections));
     const tokens = await countTokenNfts(chain, await holdings.tokenAccounts(), { collections: new Set(collections), creators: new Set(creators) }, config.collectionMaxNfts);
     this.add('token-metadata', tokens.tokenMetadata.size);
     this.add('token-2022', tokens.token2022.size);
@@ -89,7 +90,7 @@ class CollectionCount {
     // Core collections are update authorities; `creators` has no verified-first-creator equivalent there (docs/collection.md).
     if (collections.length > 0) {
       signal?.throwIfAborted();
-      const assets = await (early ?? this.coreAssets(false));
+      const assets = await (early ?? this.coreAssets(shared));
       this.add('core', assets.size);
       if (this.found >= minCount) return this.success();
     }

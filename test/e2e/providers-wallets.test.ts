@@ -159,6 +159,7 @@ describe.each(['none', 'public-mainnet', 'batches-off', 'history-batch-10', 'per
     const refused = localnet.stats().provider.refusedByReason;
     const answer = answerOf(result);
     const forced = Object.keys(refused).some((reason) => FORCING[preset].includes(reason));
+    console.log(`[providers] ${preset} ${c.name}: ${answer.status} ${answer.error ?? ''} refused ${JSON.stringify(refused)}`);
     if (answer.status === 503 && forced) {
       expect(result.headers.get('retry-after')).not.toBeNull();
       return;
@@ -251,6 +252,28 @@ describe('one Core scan per collection per window, shared by concurrent logins',
     const again = await login(url, 'collection', secret('core-holder'), policy);
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(localnet.stats().calls.getProgramAccounts).toBe(1);
+  });
+
+  it('behind a node refusing scans, logins Token Metadata decides stop sending the shared scan after it failed once', async () => {
+    const url = await gate({ PROGRAM_SCAN_SHARE_MS: '30000' });
+    localnet.profile.change({ preset: 'none', getProgramAccounts: 'refused' });
+    try {
+      localnet.resetStats();
+      for (let i = 0; i < 5; i++) {
+        const result = await login(url, 'collection', secret('nft-holder'), { collections: JSON.stringify([A, C]) });
+        expect(result.status, JSON.stringify(result.body)).toBe(200);
+      }
+      const { calls, provider } = localnet.stats();
+      // The first login's prefetch (two collections, each tried RPC_RETRIES + 1 = 3 times); none after.
+      expect(calls.getProgramAccounts).toBeGreaterThan(0);
+      expect(calls.getProgramAccounts).toBeLessThanOrEqual(6);
+      expect(provider.refusedByReason['gpa-refused']).toBe(calls.getProgramAccounts);
+      // A login that needs the scan still sends it: 503, the chain could not be read.
+      const core = await login(url, 'collection', secret('core-holder'), { collections: JSON.stringify([C]) });
+      expect([core.status, core.body.error]).toEqual([503, 'UPSTREAM_UNAVAILABLE']);
+    } finally {
+      localnet.profile.change('none');
+    }
   });
 
   it('with PROGRAM_SCAN_SHARE_MS=0 each login scans for its own wallet', async () => {
