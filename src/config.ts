@@ -76,6 +76,10 @@ export interface Config {
   dasUrl: string | undefined;
   /** Most searchAssets pages (1000 items each) one collection check reads per listed collection or creator. */
   dasMaxPages: number;
+  /** Most token accounts a wallet's whole list may hold (HOLDINGS_SCOPE=all, collection); more: 500 HOLDINGS_LIMIT. */
+  tokenAccountsMax: number;
+  /** How long one program scan's answer (program + filters + slice) serves other logins; 0: every login scans for itself. */
+  programScanShareMs: number;
   /** Operator policies (src/policy): the JSON file naming policies per feature, if any. */
   policiesFile: string | undefined;
   /** `open`: request headers are the policy unless a named one is selected; `pinned`: only named policies. */
@@ -377,6 +381,8 @@ export function loadConfig(env: Env = process.env): Config {
     collectionMaxNfts: integer(env, 'COLLECTION_MAX_NFTS', 500, 1, 5_000),
     dasUrl: optionalUrl(env, 'DAS_URL'),
     dasMaxPages: integer(env, 'DAS_MAX_PAGES', 5, 1, 100),
+    tokenAccountsMax: integer(env, 'TOKEN_ACCOUNTS_MAX', 2000, 1, 100_000),
+    programScanShareMs: integer(env, 'PROGRAM_SCAN_SHARE_MS', 5000, 0, 60_000),
     ...policySettings(env),
     jwtAlg: alg,
     ...asymmetricSettings(env, alg),

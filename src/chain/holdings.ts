@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { upstreamUnavailable } from '../errors.js';
+import { GateError, upstreamUnavailable } from '../errors.js';
 import { addressBytes, encodeAddress } from './address.js';
 import type { AccountBatcher } from './account-batcher.js';
 import type { CallCoalescer } from './call-coalescer.js';
@@ -143,15 +143,16 @@ const METHOD = 'getTokenAccountsByOwner';
  * Every token account the wallet owns under both token programs: getTokenAccountsByOwner with
  * `{programId}`, one call per program, each a single JSON-RPC call that the coalescer merges with
  * other logins' calls into batches. The reply's size grows with the wallet (~420 bytes an account
- * with TOKEN_ACCOUNT_SLICE): read only after the signature verified.
+ * with TOKEN_ACCOUNT_SLICE): read only after the signature verified. A wallet owning more than
+ * `max` accounts (TOKEN_ACCOUNTS_MAX) is refused with 500 HOLDINGS_LIMIT (holdingsLimit below).
  */
-export async function readTokenAccounts(calls: CallCoalescer, commitment: Config['rpcCommitment'], wallet: string, deadlineMs = Infinity): Promise<OwnedTokenAccount[]> {
+export async function readTokenAccounts(calls: CallCoalescer, commitment: Config['rpcCommitment'], wallet: string, deadlineMs = Infinity, max = Infinity): Promise<OwnedTokenAccount[]> {
   const lists = await Promise.all(
     TOKEN_PROGRAM_IDS.map((programId) =>
-      calls.call(METHOD, [wallet, { programId }, listOptions(commitment)], (result) => listedTokenAccounts(result, { wallet, program: programId }), deadlineMs),
+      calls.call(METHOD, [wallet, { programId }, listOptions(commitment)], (result) => listedTokenAccounts(result, { wallet, program: programId }, max), deadlineMs),
     ),
   );
-  return distinct(lists);
+  return bounded(distinct(overLimit(lists, wallet, max)), wallet, max);
 }
 
 /**
@@ -159,7 +160,7 @@ export async function readTokenAccounts(calls: CallCoalescer, commitment: Config
  * per mint, each answering only that mint's accounts (a reply of ~100 bytes when the wallet holds
  * none). The node answers an error for an address that is not a mint, so each mint's program is
  * known first (mint-programs.ts: cached, one shared getMultipleAccounts when not); a mint of
- * neither program is held by nobody.
+ * neither program is held by nobody. The same bound as readTokenAccounts applies to the sum.
  */
 export async function readTokenAccountsOfMints(
   calls: CallCoalescer,
@@ -168,19 +169,62 @@ export async function readTokenAccountsOfMints(
   wallet: string,
   mints: readonly string[],
   deadlineMs = Infinity,
+  max = Infinity,
 ): Promise<OwnedTokenAccount[]> {
   // A policy's mints are known after its first login: no lookup, no map.
   let unknown = false;
   for (const mint of mints) if (mintPrograms.knownProgramOf(mint) === undefined) unknown = true;
   const programs = unknown ? await mintPrograms.programsOf(mints, deadlineMs) : undefined;
-  const reads: Promise<OwnedTokenAccount[]>[] = [];
+  const reads: Promise<Listed>[] = [];
   // Callers plan each mint once (src/features/lib/holdings-plan.ts); a repeat would be listed twice, a 503.
   for (const mint of mints) {
     const program = programs === undefined ? mintPrograms.knownProgramOf(mint)! : programs.get(mint)!;
     if (program === null) continue;
-    reads.push(calls.call(METHOD, [wallet, { mint }, listOptions(commitment)], (result) => listedTokenAccounts(result, { wallet, program, mint }), deadlineMs));
+    reads.push(calls.call(METHOD, [wallet, { mint }, listOptions(commitment)], (result) => listedTokenAccounts(result, { wallet, program, mint }, max), deadlineMs));
   }
-  return distinct(reads.length === 1 ? [await reads[0]!] : await Promise.all(reads));
+  const lists = reads.length === 1 ? [await reads[0]!] : await Promise.all(reads);
+  return bounded(distinct(overLimit(lists, wallet, max)), wallet, max);
+}
+
+/** A list longer than the bound, left undecoded: only its length is kept for the refusal. */
+interface OverLimit {
+  over: number;
+}
+type Listed = OwnedTokenAccount[] | OverLimit;
+
+/**
+ * The refusal of a wallet that owns more token accounts than TOKEN_ACCOUNTS_MAX: 500
+ * HOLDINGS_LIMIT naming the setting, as the other bounds (HISTORY_LIMIT, COLLECTION_LIMIT) do.
+ * Not a 503: retrying cannot change it, and not a failure of the wallet's: the gate could not
+ * decide within its bound.
+ */
+export function holdingsLimit(wallet: string, listed: number, max: number): GateError {
+  return new GateError(
+    500,
+    'HOLDINGS_LIMIT',
+    `Wallet ${wallet} owns ${listed} token accounts, more than the ${max} the gate reads for one check (TOKEN_ACCOUNTS_MAX is ${max}). ` +
+      'No token was issued; the operator can raise TOKEN_ACCOUNTS_MAX.',
+    { extra: { setting: 'TOKEN_ACCOUNTS_MAX', bound: max, found: listed } },
+  );
+}
+
+function overLimit(lists: Listed[], wallet: string, max: number): OwnedTokenAccount[][] {
+  let listed = 0;
+  let over = false;
+  for (const list of lists) {
+    if (Array.isArray(list)) listed += list.length;
+    else {
+      listed += list.over;
+      over = true;
+    }
+  }
+  if (over) throw holdingsLimit(wallet, listed, max);
+  return lists as OwnedTokenAccount[][];
+}
+
+function bounded(accounts: OwnedTokenAccount[], wallet: string, max: number): OwnedTokenAccount[] {
+  if (accounts.length > max) throw holdingsLimit(wallet, accounts.length, max);
+  return accounts;
 }
 
 /** The same options object for every call of a commitment. */
@@ -195,10 +239,14 @@ function listOptions(commitment: Config['rpcCommitment']): Readonly<Record<strin
  * The accounts of one getTokenAccountsByOwner reply, each checked: owned by `program`, a
  * well-formed token account naming the wallet (and `mint`, when the call filtered by mint), listed
  * once. Any account that is not is a malformed reply (the RPC client tries another endpoint, then
- * answers 503): a list with one bad entry is not a list to count from.
+ * answers 503): a list with one bad entry is not a list to count from. A list longer than `max` is
+ * only counted (OverLimit).
  */
-function listedTokenAccounts(result: unknown, asked: { wallet: string; program: string; mint?: string }): OwnedTokenAccount[] {
-  const listed = parseKeyedAccounts(contextValue(result, METHOD), METHOD, TOKEN_ACCOUNT_SLICE);
+function listedTokenAccounts(result: unknown, asked: { wallet: string; program: string; mint?: string }, max: number): Listed {
+  const value = contextValue(result, METHOD);
+  // Over the bound: not decoded (the refusal needs the count only).
+  if (Array.isArray(value) && value.length > max) return { over: value.length };
+  const listed = parseKeyedAccounts(value, METHOD, TOKEN_ACCOUNT_SLICE);
   if (listed.length === 0) return [];
   const walletBytes = addressBytes(asked.wallet);
   const seen = new Set<string>();

@@ -1,6 +1,7 @@
 import bs58 from 'bs58';
 import { decodeBase58, MAX_BASE58_LENGTH } from '../lib/base58.js';
 import { addressBytes } from './address.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_IDS } from './programs.js';
 import { isCount, malformed, parseKeyedAccounts } from './replies.js';
 import type { RpcClient } from './rpc.js';
 import type { Config } from '../config.js';
@@ -29,6 +30,7 @@ export async function readProgramAccounts(
   }
   const { filters, dataSlice } = options;
   const checks = filters.map(filterCheck);
+  checkTokenIndexShape(programId, filters);
   if (dataSlice !== undefined && !(isCount(dataSlice.offset) && isCount(dataSlice.length))) {
     throw new TypeError('dataSlice offset and length must be whole numbers');
   }
@@ -60,4 +62,40 @@ function filterCheck(filter: ProgramAccountsFilter): (data: Buffer) => boolean {
   const expected = Buffer.from(decoded.buffer, decoded.byteOffset, decoded.length);
   if (!isCount(offset) || expected.length > 128) throw new TypeError('memcmp needs a whole offset and at most 128 bytes');
   return (data) => data.length >= offset + expected.length && data.subarray(offset, offset + expected.length).equals(expected);
+}
+
+const TOKEN_ACCOUNT_SIZE = 165;
+const ACCOUNT_TYPE_OFFSET = 165;
+/** bs58 of [2], Token-2022's AccountType::Account. */
+const ACCOUNT_TYPE_ACCOUNT_BS58 = bs58.encode(Buffer.of(2));
+
+/**
+ * A scan of token accounts by owner (memcmp at 32) or mint (memcmp at 0) is answered from a node's
+ * secondary index only when its filters also say "token account" the way agave checks it
+ * (`get_spl_token_owner_filter` / `get_spl_token_mint_filter`): dataSize 165, or for Token-2022
+ * memcmp [2] (AccountType::Account) at 165. Without, a node reads every account of the program —
+ * hundreds of millions under Token — or refuses (-32010). Such a scan is a bug here (TypeError),
+ * never sent (docs/solana-wire-format.md, "Program scans"). The gate sends none today: token
+ * accounts are read by owner with getTokenAccountsByOwner, which the node answers from its index.
+ * Note the two Token-2022 shapes each miss accounts: dataSize 165 the accounts with extensions,
+ * memcmp [2] at 165 the plain 165-byte ones; every account by owner takes both scans.
+ */
+function checkTokenIndexShape(programId: string, filters: readonly ProgramAccountsFilter[]): void {
+  if (!(TOKEN_PROGRAM_IDS as readonly string[]).includes(programId)) return;
+  const byOwnerOrMint = filters.some((filter) => 'memcmp' in filter && (filter.memcmp.offset === 0 || filter.memcmp.offset === 32) && decodedLength(filter.memcmp.bytes) === 32);
+  if (!byOwnerOrMint) return;
+  const accountShape = filters.some(
+    (filter) =>
+      ('dataSize' in filter && filter.dataSize === TOKEN_ACCOUNT_SIZE) ||
+      (programId === TOKEN_2022_PROGRAM_ID && 'memcmp' in filter && filter.memcmp.offset === ACCOUNT_TYPE_OFFSET && filter.memcmp.bytes === ACCOUNT_TYPE_ACCOUNT_BS58),
+  );
+  if (!accountShape) {
+    throw new TypeError(
+      `a token-account scan of ${programId} by owner or mint needs dataSize 165${programId === TOKEN_2022_PROGRAM_ID ? ' or memcmp [2] at 165' : ''} too, or a node scans every account of the program`,
+    );
+  }
+}
+
+function decodedLength(bytes: string): number {
+  return bs58.decodeUnsafe(bytes)?.length ?? -1;
 }

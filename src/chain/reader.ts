@@ -8,6 +8,7 @@ import { readAtaBalances, readTokenAccounts, readTokenAccountsOfMints } from './
 import { LruCache } from './lru.js';
 import { MintPrograms } from './mint-programs.js';
 import { readProgramAccounts } from './program-accounts.js';
+import { scanKey, SharedScans } from './shared-scans.js';
 import { type FetchLike, LAGGING_SLOTS, RpcClient } from './rpc.js';
 import { keepAliveFetch } from './transport.js';
 import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainStats, DataSlice, HistoryPage, KeyedAccount, ProgramAccountsFilter } from './types.js';
@@ -30,6 +31,7 @@ export function createChainReader(config: Config, options: { fetch?: FetchLike; 
       calls: new CallCoalescer(rpc, config),
       transactionTimes: new LruCache(KNOWN_TRANSACTION_TIMES),
       mintPrograms: new MintPrograms(batcher),
+      scans: new SharedScans(config.programScanShareMs),
       historyCommitment: config.rpcCommitment === 'processed' ? 'confirmed' : config.rpcCommitment,
     },
     Infinity,
@@ -53,6 +55,8 @@ interface Parts {
   /** Per address, the earliest transaction time seen (knownTransactionAt). */
   transactionTimes: LruCache<string, number>;
   mintPrograms: MintPrograms;
+  /** Program scans shared across logins for PROGRAM_SCAN_SHARE_MS (shared-scans.ts). */
+  scans: SharedScans;
   historyCommitment: HistoryCommitment;
 }
 
@@ -106,8 +110,8 @@ class RpcChainReader implements ChainReader {
   async getTokenAccounts(wallet: string, mints?: readonly string[]): Promise<OwnedTokenAccount[]> {
     const { calls, mintPrograms, config } = this.parts;
     const accounts = await (mints === undefined
-      ? readTokenAccounts(calls, config.rpcCommitment, wallet, this.deadlineMs)
-      : readTokenAccountsOfMints(calls, mintPrograms, config.rpcCommitment, wallet, mints, this.deadlineMs));
+      ? readTokenAccounts(calls, config.rpcCommitment, wallet, this.deadlineMs, config.tokenAccountsMax)
+      : readTokenAccountsOfMints(calls, mintPrograms, config.rpcCommitment, wallet, mints, this.deadlineMs, config.tokenAccountsMax));
     this.saw();
     return accounts;
   }
@@ -168,8 +172,15 @@ class RpcChainReader implements ChainReader {
     return readTransactions(this.parts.rpc, this.parts.historyCommitment, signatures, this.deadlineMs);
   }
 
-  async getProgramAccounts(programId: string, query: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice }): Promise<KeyedAccount[]> {
-    return readProgramAccounts(this.parts.calls, this.parts.config.rpcCommitment, programId, query, this.deadlineMs, this.minimumWithoutContext());
+  async getProgramAccounts(programId: string, query: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice; shared?: boolean }): Promise<KeyedAccount[]> {
+    const { calls, config, scans } = this.parts;
+    const minimum = this.minimumWithoutContext();
+    // A shared answer (shared-scans.ts) carries its sender's deadline; this login's own bounds its wait.
+    // Shared answers are read-only for every caller (they decode, never write).
+    const { filters, dataSlice, shared = false } = query;
+    return scans.read(scanKey(programId, filters, dataSlice), { viewSlot: this.seenSlot, minSlot: minimum, keep: shared }, () =>
+      readProgramAccounts(calls, config.rpcCommitment, programId, dataSlice === undefined ? { filters } : { filters, dataSlice }, this.deadlineMs, minimum),
+    );
   }
 
   knownTransactionAt(address: string): number | undefined {

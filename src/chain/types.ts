@@ -145,9 +145,13 @@ export interface ChainReader {
   ): Promise<HistoryPage>;
   /** JSON-RPC batched under the concurrency limiter; null for a transaction the node does not have. */
   getTransactions(signatures: readonly string[]): Promise<(ChainTransaction | null)[]>;
+  /**
+   * Identical scans in flight are sent once (src/chain/shared-scans.ts); with `shared`, whose
+   * filters must name no wallet, the answer also serves later logins for PROGRAM_SCAN_SHARE_MS.
+   */
   getProgramAccounts(
     programId: string,
-    options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice },
+    options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice; shared?: boolean },
   ): Promise<KeyedAccount[]>;
   /**
    * The same reader, bounded by `deadlineMs` (performance.now() ms): every RPC call it makes stops

@@ -44,17 +44,65 @@ export function isCoreAssetOf(head: Buffer, owner: Buffer, collection: Buffer): 
 }
 
 /**
- * The wallet's Core assets in `collection`: one getProgramAccounts scan. Every account in the
- * answer must match; one that does not is a malformed reply (503), never silently skipped.
+ * The filters of a scan of every asset of `collection`, whoever owns it: [AssetV1] at 0 and
+ * [Collection, collection] at 33. Naming no wallet, its answer serves every login that checks the
+ * collection (src/chain/shared-scans.ts).
  */
-export async function coreAssetsOf(chain: ChainReader, owner: string, collection: string): Promise<string[]> {
-  const accounts: KeyedAccount[] = await chain.getProgramAccounts(CORE_PROGRAM_ID, { filters: coreAssetFilters(owner, collection), dataSlice: HEAD_SLICE });
+export function coreCollectionFilters(collection: string): ProgramAccountsFilter[] {
+  return [
+    { memcmp: { offset: 0, bytes: bs58.encode(Buffer.of(KEY_ASSET_V1)) } },
+    { memcmp: { offset: 33, bytes: bs58.encode(Buffer.concat([Buffer.of(UPDATE_AUTHORITY_COLLECTION), addressBytes(collection)])) } },
+  ];
+}
+
+/**
+ * The wallet's Core assets in `collection`: one getProgramAccounts scan. With `shared` (the
+ * default while PROGRAM_SCAN_SHARE_MS > 0) the scan lists the whole collection and is shared by
+ * every login checking it within the window; the wallet's assets are picked from it here.
+ * Without, the scan names the wallet too (coreAssetFilters) and serves this wallet only. Either
+ * way every account in the answer must be an AssetV1 of the collection (and, unshared, of the
+ * wallet); one that is not is a malformed reply (503), never silently skipped.
+ *
+ * The trade: an unshared scan answers a few assets but costs a node a scan of every Core account
+ * per login; a shared one answers ~310 bytes of JSON per asset of the collection, once per window.
+ */
+export async function coreAssetsOf(chain: ChainReader, owner: string, collection: string, shared = false): Promise<string[]> {
+  const filters = shared ? coreCollectionFilters(collection) : coreAssetFilters(owner, collection);
+  const accounts: KeyedAccount[] = await chain.getProgramAccounts(CORE_PROGRAM_ID, { filters, dataSlice: HEAD_SLICE, shared });
   const ownerBytes = addressBytes(owner);
   const collectionBytes = addressBytes(collection);
-  for (const { account } of accounts) {
-    if (!isCoreAssetOf(account.data, ownerBytes, collectionBytes)) {
+  const owned: string[] = [];
+  for (const { pubkey, account } of accounts) {
+    const head = account.data;
+    if (!isCoreAssetOf(head, head.subarray(1, 33), collectionBytes)) {
       throw upstreamUnavailable('getProgramAccounts: a Core asset in the answer does not match the filters');
     }
+    if (head.subarray(1, 33).equals(ownerBytes)) owned.push(pubkey);
+    else if (!shared) throw upstreamUnavailable('getProgramAccounts: a Core asset in the answer does not match the filters');
   }
-  return accounts.map(({ pubkey }) => pubkey);
+  return owned;
 }
+
+/**
+ * Whether to start the shared scans of `collections` before the login knows it needs them
+ * (src/features/collection.ts). Not while one of them failed within the last window: behind a
+ * provider that refuses or throttles getProgramAccounts, a prefetch would add a refused scan to every
+ * login, even the ones Token Metadata already decides. A login that needs the scan still sends it.
+ */
+export function prefetchCoreScans(collections: readonly string[], windowMs: number, now = performance.now()): boolean {
+  for (const collection of collections) {
+    const at = failedScans.get(collection);
+    if (at !== undefined && now - at <= windowMs) return false;
+  }
+  return true;
+}
+
+/** A prefetched scan of these collections failed (its answer is never kept: shared-scans.ts). */
+export function noteCoreScanFailure(collections: readonly string[], now = performance.now()): void {
+  if (failedScans.size >= FAILED_SCANS_KEPT) failedScans.clear();
+  for (const collection of collections) failedScans.set(collection, now);
+}
+
+/** Collections whose prefetch failed lately; a launch lists a handful, so the bound only stops growth. */
+const FAILED_SCANS_KEPT = 1024;
+const failedScans = new Map<string, number>();

@@ -17,6 +17,15 @@ import type { Config } from '../config.js';
  * never asks). For `creators`, the first creator must be the address and verified.
  */
 export const DAS_PAGE_LIMIT = 1000;
+/**
+ * `tokenType` of every search: only compressed NFTs count here (the others were counted from the
+ * chain). Some DAS providers require the parameter (Helius and Alchemy document `searchAssets`
+ * with `tokenType` one of fungible, nonFungible, regularNft, compressedNft, all; the reference
+ * implementation reads the same names); `compressedNft` also keeps pages free of what the gate would
+ * skip. Pages are numbered from 1, at most DAS_PAGE_LIMIT (the documented maximum) items each, and
+ * at most DAS_MAX_PAGES of them per listed collection or creator.
+ */
+export const DAS_TOKEN_TYPE = 'compressedNft';
 
 export type DasQuery = { collection: string } | { firstCreator: string };
 
@@ -57,7 +66,7 @@ export async function searchCompressed(
   const counts = 'collection' in query ? inCollection(query.collection) : byFirstCreator(query.firstCreator);
   for (let page = 1; page <= config.dasMaxPages; page++) {
     signal?.throwIfAborted();
-    const params = { ownerAddress: wallet, ...filter, burnt: false, page, limit: DAS_PAGE_LIMIT };
+    const params = { ownerAddress: wallet, tokenType: DAS_TOKEN_TYPE, ...filter, burnt: false, page, limit: DAS_PAGE_LIMIT };
     const items = await client.call('searchAssets', params, parseItems, deadlineMs);
     for (const item of items) {
       if (isCompressedNftOf(item, wallet) && counts(item)) found.add(item.id as string);

@@ -39,6 +39,7 @@ export const blacklistFeature: Feature<BlacklistParams> = {
     { status: 403, code: 'EXCEEDS_MAX_HOLDING' },
     { status: 500, code: 'HOLDS_BANNED_TOKEN' },
   ],
+  limits: [{ status: 500, code: 'HOLDINGS_LIMIT' }],
 
   parse(headers) {
     requireHeaders(headers, ['excluded_mints', 'max_holdings']);

@@ -1,4 +1,4 @@
-import { coreAssetsOf } from '../collection/core.js';
+import { coreAssetsOf, noteCoreScanFailure, prefetchCoreScans } from '../collection/core.js';
 import { searchCompressed, type DasQuery } from '../collection/das.js';
 import { countTokenNfts } from '../collection/token-nfts.js';
 import { GateError, invalidHeader } from '../errors.js';
@@ -14,7 +14,8 @@ import type { Feature, FeatureContext, FeatureResults } from './types.js';
  *
  * Stages, cheapest first, stopping once `min_count` is reached: (a) the wallet's token accounts
  * (shared with the other checks of the login) and one getMultipleAccounts round; (b) one Core
- * getProgramAccounts scan per listed collection; (c) DAS searchAssets pages. Anything that cannot
+ * getProgramAccounts scan per listed collection (shared across logins, and then started beside
+ * (a): src/collection/core.ts); (c) DAS searchAssets pages. Anything that cannot
  * be read is a 503; a bound that stops the count before an answer is a 500 COLLECTION_LIMIT naming
  * the setting: never a guess.
  */
@@ -42,7 +43,7 @@ export const collectionFeature: Feature<CollectionParams> = {
   geoRequired: false,
   cost: 'accounts',
   failures: [{ status: 500, code: 'MISSING_COLLECTION_NFT' }],
-  limits: [{ status: 500, code: 'COLLECTION_LIMIT' }],
+  limits: [{ status: 500, code: 'COLLECTION_LIMIT' }, { status: 500, code: 'HOLDINGS_LIMIT' }],
 
   parse(headers) {
     return { ...addressLists(headers), minCount: minCount(headers.get('min_count')) };
@@ -71,6 +72,13 @@ class CollectionCount {
     const { chain, holdings, config, signal } = this.context;
     const { collections, creators, minCount } = this.params;
 
+    // Shared Core scans (PROGRAM_SCAN_SHARE_MS > 0) start beside the token accounts: one scan per
+    // collection per window serves every login, so starting it early costs nothing per login, and a
+    // login that has read nothing yet can take a scan another login sent (src/chain/shared-scans.ts).
+    // Not for a window after one failed (prefetchCoreScans); then only a login that needs it scans.
+    const shared = config.programScanShareMs > 0;
+    const early = shared && collections.length > 0 && prefetchCoreScans(collections, config.programScanShareMs) ? this.coreAssets(true) : undefined;
+    early?.catch(() => noteCoreScanFailure(collections));
     const tokens = await countTokenNfts(chain, await holdings.tokenAccounts(), { collections: new Set(collections), creators: new Set(creators) }, config.collectionMaxNfts);
     this.add('token-metadata', tokens.tokenMetadata.size);
     this.add('token-2022', tokens.token2022.size);
@@ -82,8 +90,8 @@ class CollectionCount {
     // Core collections are update authorities; `creators` has no verified-first-creator equivalent there (docs/collection.md).
     if (collections.length > 0) {
       signal?.throwIfAborted();
-      const assets = await Promise.all(collections.map((collection) => coreAssetsOf(chain, this.wallet, collection)));
-      this.add('core', new Set(assets.flat()).size);
+      const assets = await (early ?? this.coreAssets(shared));
+      this.add('core', assets.size);
       if (this.found >= minCount) return this.success();
     }
 
@@ -93,6 +101,13 @@ class CollectionCount {
       if (this.found >= minCount) return this.success();
     }
     throw this.failure();
+  }
+
+  /** The wallet's Core assets over the listed collections (a set: an asset is counted once). */
+  private async coreAssets(shared: boolean): Promise<Set<string>> {
+    const { chain } = this.context;
+    const assets = await Promise.all(this.params.collections.map((collection) => coreAssetsOf(chain, this.wallet, collection, shared)));
+    return new Set(assets.flat());
   }
 
   /** Listed collections first, then creators, sharing one set so an NFT found twice counts once. */

@@ -27,6 +27,7 @@ export const multitokenFeature: Feature<MultitokenParams> = {
   geoRequired: false,
   cost: 'accounts',
   failures: [{ status: 500, code: 'INSUFFICIENT_TOKENS' }],
+  limits: [{ status: 500, code: 'HOLDINGS_LIMIT' }],
 
   parse(headers) {
     requireHeaders(headers, ['required_tokens']);

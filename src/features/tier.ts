@@ -25,6 +25,7 @@ export const tierFeature: Feature<TierParams> = {
   geoRequired: false,
   cost: 'accounts',
   failures: [{ status: 500, code: 'INSUFFICIENT_TOKENS' }],
+  limits: [{ status: 500, code: 'HOLDINGS_LIMIT' }],
 
   parse(headers) {
     requireHeaders(headers, ['tier_config']);

@@ -34,7 +34,7 @@ export const timelockFeature: Feature<TimelockParams> = {
     { status: 500, code: 'INSUFFICIENT_BALANCE' },
     { status: 500, code: 'INSUFFICIENT_HOLD_DURATION' },
   ],
-  limits: [{ status: 500, code: 'HISTORY_LIMIT' }],
+  limits: [{ status: 500, code: 'HISTORY_LIMIT' }, { status: 500, code: 'HOLDINGS_LIMIT' }],
 
   parse(headers) {
     requireHeaders(headers, ['required_mint', 'mint_amount', 'min_hold_duration_days']);

@@ -506,9 +506,11 @@ const schemas: JsonObject = {
       failed: { type: 'array', items: { type: 'string' }, description: 'A rule\'s sign-in: the paths of the leaves that counted against the wallet.' },
       list: { type: 'string', description: 'WALLET_NOT_LISTED / WALLET_DENIED: the wallet list\'s file.' },
       required: { type: ['integer', 'string'], description: 'MISSING_COLLECTION_NFT, COLLECTION_LIMIT: min_count; timelock: the amount required (base units, a string).' },
-      found: { type: 'integer', description: 'MISSING_COLLECTION_NFT, COLLECTION_LIMIT: the NFTs counted.' },
+      found: { type: 'integer', description: 'MISSING_COLLECTION_NFT, COLLECTION_LIMIT: the NFTs counted; HOLDINGS_LIMIT: the token accounts the wallet owns (as listed).' },
       byStandard: { type: 'object', additionalProperties: { type: 'integer' }, description: 'MISSING_COLLECTION_NFT, COLLECTION_LIMIT: NFTs counted per standard read.' },
       standardsChecked: { type: 'array', items: { type: 'string' }, description: 'MISSING_COLLECTION_NFT, COLLECTION_LIMIT: the standards read.' },
+      setting: { type: 'string', description: 'COLLECTION_LIMIT, HOLDINGS_LIMIT (TOKEN_ACCOUNTS_MAX): the configured bound that was reached.' },
+      bound: { type: 'integer', description: 'COLLECTION_LIMIT, HOLDINGS_LIMIT: that bound\'s value.' },
       nonceSpent: {
         type: 'boolean',
         description:

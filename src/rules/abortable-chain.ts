@@ -75,7 +75,7 @@ class AbortableChain implements ChainReader {
   getTransactions(signatures: readonly string[]) {
     return this.guard(() => this.chain.getTransactions(signatures));
   }
-  getProgramAccounts(programId: string, options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice }) {
+  getProgramAccounts(programId: string, options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice; shared?: boolean }) {
     return this.guard(() => this.chain.getProgramAccounts(programId, options));
   }
   withDeadline(deadlineMs: number): ChainReader {

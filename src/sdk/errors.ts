@@ -37,6 +37,8 @@ export type X404ErrorCode =
   | 'WALLET_TOO_NEW'
   | 'MISSING_COLLECTION_NFT'
   | 'COLLECTION_LIMIT'
+  | 'HISTORY_LIMIT'
+  | 'HOLDINGS_LIMIT'
   // geolocation (docs/api.md §7)
   | 'LOCATION_DENIED'
   | 'LOCATION_ERROR'

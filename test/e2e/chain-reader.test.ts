@@ -467,7 +467,31 @@ describe('history and program accounts', () => {
     expect(obligations[0]!.account.data.subarray(42, 74).equals(Buffer.from(demoWallet('debtor-save').secretKey.subarray(32)))).toBe(true);
     const sliced = await chainReader.getProgramAccounts(save, { filters, dataSlice: { offset: 203, length: 1 } });
     expect(sliced[0]!.account.data).toEqual(Buffer.of(1)); // borrows_len
-    expect(await chainReader.getProgramAccounts(TOKEN_2022_PROGRAM_ID, { filters: [{ memcmp: { offset: 32, bytes: wallet('empty') } }] })).toEqual([]);
+    expect(await chainReader.getProgramAccounts(TOKEN_2022_PROGRAM_ID, { filters: [{ dataSize: 165 }, { memcmp: { offset: 32, bytes: wallet('empty') } }] })).toEqual([]);
+  });
+
+  it("scans token accounts by owner only in the shape a node answers from its index (agave's owner filter), never the whole program", async () => {
+    const chainReader = reader();
+    const owner = wallet('banned-nonata-t22');
+    const byOwner = { memcmp: { offset: 32, bytes: owner } };
+    // A node without the shape refuses (-32010), as one excluding the program from full scans does.
+    chain.profile.change({ preset: 'none', unindexedTokenScan: 'refuse' });
+    try {
+      // Token-2022: dataSize 165 finds the plain account, memcmp [2] at 165 the one with an extension.
+      const plain = await chainReader.getProgramAccounts(TOKEN_2022_PROGRAM_ID, { filters: [{ dataSize: 165 }, byOwner] });
+      const extended = await chainReader.getProgramAccounts(TOKEN_2022_PROGRAM_ID, { filters: [{ memcmp: { offset: 165, bytes: '3' } }, byOwner] });
+      expect(plain.map(({ account }) => account.data.length)).toEqual([165]);
+      expect(extended.map(({ account }) => account.data.length)).toEqual([170]);
+      expect(await chainReader.getProgramAccounts(TOKEN_PROGRAM_ID, { filters: [{ dataSize: 165 }, byOwner] })).toEqual([]);
+      // The shape that made a node scan every account: a bug, refused before anything is sent.
+      chain.resetStats();
+      await expect(chainReader.getProgramAccounts(TOKEN_2022_PROGRAM_ID, { filters: [byOwner] })).rejects.toThrow(TypeError);
+      await expect(chainReader.getProgramAccounts(TOKEN_PROGRAM_ID, { filters: [{ memcmp: { offset: 0, bytes: demoMint('usdc') } }] })).rejects.toThrow(TypeError);
+      expect(chain.stats().httpRequests).toBe(0);
+      expect(chain.stats().provider.refusedCalls).toBe(0);
+    } finally {
+      chain.profile.change('none');
+    }
   });
 });
 

@@ -32,7 +32,10 @@ beforeAll(async () => {
     gates.push(gate);
     return { gateUrl: gate.url, gate, localnet, jwtSecret, stop: async () => {} };
   };
-  [das, plain, tight] = await Promise.all([start({ DAS_URL: localnet.url }), start({}), start({ DAS_URL: localnet.url, COLLECTION_MAX_NFTS: '1', DAS_MAX_PAGES: '1' })]);
+  // das and plain scan per wallet (PROGRAM_SCAN_SHARE_MS=0), so each login's reads are its own to count;
+  // tight keeps the default, shared Core scans (test/e2e/providers-wallets.test.ts counts those).
+  const perLogin = { PROGRAM_SCAN_SHARE_MS: '0' };
+  [das, plain, tight] = await Promise.all([start({ DAS_URL: localnet.url, ...perLogin }), start(perLogin), start({ DAS_URL: localnet.url, COLLECTION_MAX_NFTS: '1', DAS_MAX_PAGES: '1' })]);
 });
 afterAll(async () => {
   await Promise.all(gates.map((gate) => gate.stop('SIGKILL')));
@@ -155,8 +158,9 @@ describe('collection: bounds and contract', () => {
 
   it('more DAS pages than DAS_MAX_PAGES → 500 COLLECTION_LIMIT naming DAS_MAX_PAGES', async () => {
     const wallet = newWallet();
+    // A full page of compressed NFTs the gate does not count (unverified: the search matches them, the items list no verified collection).
     for (let i = 0; i < 1000; i++) {
-      das.localnet.state.addDasAsset({ id: das.localnet.state.nextAddress('das-asset'), owner: wallet.publicKey, compressed: false, burnt: false, collection: { key: A, verified: true } });
+      das.localnet.state.addDasAsset({ id: das.localnet.state.nextAddress('das-asset'), owner: wallet.publicKey, compressed: true, burnt: false, collection: { key: A, verified: false } });
     }
     const body = expectRefusal(await login(tight.gateUrl, 'collection', wallet.secretKey, policy([A])), 500, 'COLLECTION_LIMIT');
     expect(body).toMatchObject({ setting: 'DAS_MAX_PAGES', bound: 1 });

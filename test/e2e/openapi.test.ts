@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, openApiDocument } from '../../src/http/openapi.js';
 import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
 import { DEMO_COLLECTIONS } from '../../src/localnet/collections/fixture.js';
-import { blacklistPolicy, decodeJwt, get, getNonce, login, signedHeaders, type HttpResult } from '../helpers/client.js';
+import { blacklistPolicy, decodeJwt, get, getNonce, login, newWallet, publicKeyOf, signedHeaders, type HttpResult } from '../helpers/client.js';
 import { generateKeyFile, launchPolicies } from '../helpers/launch.js';
 import { memoTransaction, memoTxHeaders, siwsFields, siwsHeaders } from '../helpers/sign-modes.js';
 import { startGate, startStack, type GateProcess, type Stack } from '../helpers/gate.js';
@@ -35,6 +35,8 @@ const seenForwardAuth = new Set<string>();
 
 let stack: Stack;
 let limited: GateProcess;
+/** TOKEN_ACCOUNTS_MAX=2: a wallet owning three accounts of a mint is over the bound. */
+let bounded: GateProcess;
 /** EdDSA tokens, pinned operator policies, the session cookie: the other shape of the document. */
 let launch: GateProcess;
 let launchDir: string;
@@ -46,6 +48,7 @@ const blacklistUrl = (): string => `${stack.gateUrl}/x404_auth/blacklist`;
 beforeAll(async () => {
   stack = await startStack();
   limited = await startGate({ rpcUrl: stack.localnet.url, env: { RATE_LIMIT_PER_MINUTE: '3', NONCE_TTL_SECONDS: '1' } });
+  bounded = await startGate({ rpcUrl: stack.localnet.url, env: { TOKEN_ACCOUNTS_MAX: '2' } });
   launchDir = mkdtempSync(join(tmpdir(), 'x404-openapi-'));
   launchKeys = join(launchDir, 'keys.pem');
   await generateKeyFile(launchKeys);
@@ -67,6 +70,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await launch?.stop('SIGKILL');
   await limited?.stop('SIGKILL');
+  await bounded?.stop('SIGKILL');
   await stack?.stop();
   if (launchDir) rmSync(launchDir, { recursive: true, force: true });
 });
@@ -311,6 +315,14 @@ describe('feature endpoints', () => {
     }
     expect(limitedResult?.body.error).toBe('RATE_LIMITED');
     conforms('/x404_auth/blacklist', 'get', limitedResult as HttpResult);
+  });
+
+  it('500 HOLDINGS_LIMIT for a wallet owning more token accounts than TOKEN_ACCOUNTS_MAX', async () => {
+    const wallet = newWallet();
+    for (let i = 0; i < 3; i++) stack.localnet.state.addTokenAccount({ owner: publicKeyOf(wallet), mint: demoMint('bonk'), amount: 1n, program: 'token', address: stack.localnet.state.nextAddress('bonk-account') });
+    const result = await login(bounded.url, 'blacklist', wallet, blacklistPolicy({ excluded: [demoMint('bonk')] }));
+    expect([result.status, result.body.error, result.body.setting, result.body.bound, result.body.found]).toEqual([500, 'HOLDINGS_LIMIT', 'TOKEN_ACCOUNTS_MAX', 2, 3]);
+    conforms('/x404_auth/blacklist', 'get', result);
   });
 
   it('every error the document lists for blacklist was answered by the gate', () => {
