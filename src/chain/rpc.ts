@@ -23,12 +23,31 @@ import type { ChainObserver, HistoryHorizon } from './types.js';
  *   aborted when the deadline comes, and a retry is made only when it fits — when at least
  *   min(RPC_TIMEOUT_MS, MIN_ATTEMPT_MS) is left after any wait for a cooling endpoint. The first
  *   attempt is always made while any time is left.
- * - Retryable: network errors, timeouts, non-2xx HTTP (429 and 403 are how providers rate-limit),
- *   malformed JSON, a missing answer, a result its `parse` rejects (MalformedReply), and every
- *   JSON-RPC error except PERMANENT_CODES.
+ * - Retryable: network errors, timeouts, non-2xx HTTP (429 is how providers rate-limit), malformed
+ *   JSON, a missing answer, a result its `parse` rejects (MalformedReply), and every JSON-RPC error
+ *   except PERMANENT_CODES and the refusals below.
+ * - Providers' limits (provider-answers.ts says how each is recognised):
+ *   - Arrays: bodies are packed within MAX_BODY_BYTES, MAX_CALLS_PER_BODY and the endpoint's batch
+ *     limits (batch-limits.ts: RPC_BATCH, RPC_BATCH_CAPS per method class of method-class.ts, and
+ *     what the endpoint taught). An array the endpoint refuses (an HTTP 4xx, or one error object
+ *     answering it) teaches it a lower limit and is sent again at once, split — halves, then single
+ *     calls — without counting as a try or cooling the endpoint.
+ *   - Rate limits counted in calls: a member answered "rate limited" inside a 200 slows the endpoint
+ *     like an HTTP 429 (the concurrency limit halves; it rests RPC_MIN_RETRY_AFTER_MS, as after a
+ *     429 without Retry-After) and is sent again after the rest; not counted in `errors`.
+ *   - Call budgets (call-budget.ts): with RPC_CALLS_PER_SECOND (and RPC_SCANS_PER_SECOND for
+ *     getProgramAccounts) each request waits for its members' share of the endpoint's budget before
+ *     it is sent; when that wait leaves no time for the attempt before the deadline, its calls are
+ *     answered 503 with Retry-After at once, and nothing is sent. While the budget is spent, the
+ *     batch windows keep gathering (whenSlotFree).
+ *   - Methods refused for good (-32010, -32601, HTTP 410/403 or those codes in a member's error):
+ *     the method goes to the next endpoint at once and is not sent to this one for RPC_REPROBE_MS;
+ *     the endpoint stays in use for other methods. A method every endpoint refuses fails at once.
+ * - Answers may be gzip-encoded (transport.ts asks and decodes, bounded by RPC_MAX_RESPONSE_BYTES).
  * - Failover: endpoints (SOLANA_RPC_URL, comma-separated) are used in order. The last one that
  *   answered stays current; one that fails cools down (exponential backoff with jitter, or its
- *   Retry-After if longer) and is tried again when another fails after that. A call gets one try
+ *   Retry-After if longer — a 429 without one rests at least RPC_MIN_RETRY_AFTER_MS) and is tried
+ *   again when another fails after that. A call gets one try
  *   per endpoint plus RPC_RETRIES more.
  * - Hedging (RPC_HEDGE_MS > 0, two or more endpoints): when an attempt's endpoint has not answered
  *   within RPC_HEDGE_MS of being sent, the same body also goes to the next endpoint that is not
