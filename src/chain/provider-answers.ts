@@ -28,8 +28,6 @@ const RATE_LIMIT_MESSAGE = /rate.?limit|too many requests/i;
  * disabled, as the public endpoint answers it inside a batch).
  */
 const METHOD_REFUSED_CODES: ReadonlySet<number> = new Set([-32010, -32601, 410, 403]);
-/** HTTP statuses that refuse a single call's method: gone (disabled) and forbidden. */
-const METHOD_REFUSED_STATUSES: ReadonlySet<number> = new Set([403, 410]);
 
 export interface RpcErrorObject {
   code: number | undefined;
@@ -54,9 +52,18 @@ export function isMethodRefusal({ code }: RpcErrorObject): boolean {
   return code !== undefined && METHOD_REFUSED_CODES.has(code);
 }
 
-/** An HTTP status that, answering one call, refuses its method at this endpoint. */
-export function isMethodRefusalStatus(status: number): boolean {
-  return METHOD_REFUSED_STATUSES.has(status);
+/**
+ * Whether an HTTP answer to one call refuses its method at this endpoint: 410 (gone: the public
+ * endpoint's "The RPC call or parameters have been disabled."), or 403 carrying a JSON-RPC error
+ * that is not a rate limit. A bare 403 (a firewall's page, a plan's rate limit) is a failure to
+ * retry, as before: keeping a method off an endpoint for minutes on it would be too much.
+ */
+export function isMethodRefusalAnswer(status: number, reply: unknown): boolean {
+  if (status === 410) return true;
+  if (status !== 403 || typeof reply !== 'object' || reply === null || Array.isArray(reply)) return false;
+  const { error } = reply as { error?: unknown };
+  if (typeof error !== 'object' || error === null) return false;
+  return !isRateLimitError(errorObject(error));
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
 import { BatchLimits, packBodies } from './batch-limits.js';
 import { CallBudget } from './call-budget.js';
-import { errorObject, isMethodRefusal, isMethodRefusalStatus, isRateLimitError, refusesArray } from './provider-answers.js';
+import { errorObject, isMethodRefusal, isMethodRefusalAnswer, isRateLimitError, refusesArray } from './provider-answers.js';
 import { type GateError, upstreamUnavailable } from '../errors.js';
 import { malformed, MalformedReply } from './replies.js';
 import type { ChainObserver, HistoryHorizon } from './types.js';
@@ -40,9 +40,9 @@ import type { ChainObserver, HistoryHorizon } from './types.js';
  *     it is sent; when that wait leaves no time for the attempt before the deadline, its calls are
  *     answered 503 with Retry-After at once, and nothing is sent. While the budget is spent, the
  *     batch windows keep gathering (whenSlotFree).
- *   - Methods refused for good (-32010, -32601, HTTP 410/403 or those codes in a member's error):
- *     the method goes to the next endpoint at once and is not sent to this one for RPC_REPROBE_MS;
- *     the endpoint stays in use for other methods. A method every endpoint refuses fails at once.
+ *   - Methods refused for good (-32010, -32601, HTTP 410, a 403 carrying a JSON-RPC error, or 410/403
+ *     as a member's error code): the method goes to the next endpoint at once and is not sent to
+ *     this one for RPC_REPROBE_MS; the endpoint stays in use for other methods. A method every endpoint refuses fails at once.
  * - Answers may be gzip-encoded (transport.ts asks and decodes, bounded by RPC_MAX_RESPONSE_BYTES).
  * - Failover: endpoints (SOLANA_RPC_URL, comma-separated) are used in order. The last one that
  *   answered stays current; one that fails cools down (exponential backoff with jitter, or its
@@ -808,7 +808,7 @@ export class RpcClient {
     }
     // Batches off, or over a cap: the endpoint is fine, the array was too much (provider-answers.ts).
     if (isArray && refusesArray(status, reply)) return { kind: 'failed', reason: `array of ${members.length} calls refused (HTTP ${status})`, permanent: false, retryAfterMs: 0, blame: 'none', refusal: 'array' };
-    if (!isArray && isMethodRefusalStatus(status)) return { kind: 'failed', reason: `method refused by this endpoint (HTTP ${status})`, permanent: false, retryAfterMs: 0, blame: 'none', refusal: 'method' };
+    if (!isArray && isMethodRefusalAnswer(status, reply)) return { kind: 'failed', reason: `method refused by this endpoint (HTTP ${status})`, permanent: false, retryAfterMs: 0, blame: 'none', refusal: 'method' };
     if (status === 413) return { kind: 'failed', reason: 'HTTP 413 (request too large)', permanent: true, retryAfterMs: 0, blame: 'endpoint' };
     if (status < 200 || status > 299) return { kind: 'failed', reason: `HTTP ${status}`, permanent: false, retryAfterMs, blame: 'endpoint' };
     if (!readable) return { kind: 'failed', reason: 'malformed JSON reply', permanent: false, retryAfterMs: 0, blame: 'endpoint' };

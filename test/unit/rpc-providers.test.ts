@@ -197,6 +197,20 @@ describe('methods refused for good', () => {
     expect(rpc.stats()).toMatchObject({ refusedCalls: 1, errors: 0 });
   });
 
+  it('a 403 with a JSON-RPC error refuses the method; a bare 403 (a firewall, a rate limit) is a failure retried on the same endpoint', async () => {
+    const forbidding = await provider((request, nth) => {
+      const call = request.calls[0]!;
+      if (call.method === 'getProgramAccounts') return { status: 403, body: { jsonrpc: '2.0', id: call.id, error: { code: -32000, message: 'method disabled for this plan' } } };
+      return nth === 2 ? { status: 403, body: 'Forbidden' } : undefined;
+    });
+    const rpc = client([forbidding.url]);
+    await expect(rpc.call('getProgramAccounts', ['p'], asText)).rejects.toMatchObject({ httpStatus: 503 });
+    expect(forbidding.received).toHaveLength(1);
+    expect(await rpc.call('getSlot', [], asText)).toBe('getSlot-ok');
+    expect(forbidding.received).toHaveLength(3);
+    expect(rpc.stats().refusedCalls).toBe(1);
+  });
+
   it('HTTP 410 for a single call refuses its method; when every endpoint refuses it, the call is a 503 at once with nothing sent', async () => {
     const disabled = await provider((request) => (request.calls[0]!.method === 'getProgramAccounts' ? { status: 410, body: { jsonrpc: '2.0', id: request.calls[0]!.id, error: { code: 410, message: 'The RPC call or parameters have been disabled.' } } } : undefined));
     const rpc = client([disabled.url], { rpcReprobeMs: 60_000 });
