@@ -134,7 +134,12 @@ export function packBodies<M extends { json: string; method: string }>(
   maxBytes: number,
 ): M[][] {
   const total = limits.totalCap();
-  const open: { members: M[]; bytes: number; perClass: Map<string, number>; perMethod: Map<string, number> }[] = [];
+  // Batches off (or learned so): every call alone.
+  if (total === 1) return members.map((member) => [member]);
+  type Body = { members: M[]; bytes: number; perClass: Map<string, number>; perMethod: Map<string, number> };
+  const bodies: Body[] = [];
+  /** Bodies that may still take a call (full ones leave, so packing stays linear in practice). */
+  let open: Body[] = [];
   for (const member of members) {
     const size = Buffer.byteLength(member.json) + 1; // and its comma
     const kind = classOf(member.method);
@@ -149,12 +154,14 @@ export function packBodies<M extends { json: string; method: string }>(
     let body = open.find(fits);
     if (body === undefined) {
       body = { members: [], bytes: 2, perClass: new Map(), perMethod: new Map() };
+      bodies.push(body);
       open.push(body);
     }
     body.members.push(member);
     body.bytes += size;
     body.perClass.set(kind, (body.perClass.get(kind) ?? 0) + 1);
     body.perMethod.set(member.method, (body.perMethod.get(member.method) ?? 0) + 1);
+    if (body.members.length >= total) open = open.filter((other) => other !== body);
   }
-  return open.map((body) => body.members);
+  return bodies.map((body) => body.members);
 }
