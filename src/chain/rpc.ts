@@ -722,11 +722,12 @@ export class RpcClient {
    */
   private send(endpoint: RpcEndpoint, body: string, members: Member[], deadline: number, limited: boolean, onSent?: () => void): Exchange {
     const controller = new AbortController();
+    const run = (): Promise<AttemptResult | RawReply> => (limited ? this.limiter.run(exchange) : exchange());
     const paced = async (): Promise<AttemptResult | RawReply> => {
       const waitMs = this.budgetWait(endpoint, members, deadline);
       if (typeof waitMs !== 'number') return waitMs;
       if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-      return limited ? this.limiter.run(exchange) : exchange();
+      return run();
     };
     const exchange = async (): Promise<AttemptResult | RawReply> => {
       if (controller.signal.aborted) return LOST;
@@ -772,7 +773,9 @@ export class RpcClient {
         clearTimeout(timer);
       }
     };
-    const done = paced().then((reply) => ('kind' in reply ? reply : this.interpret(reply, members, endpoint)));
+    // Without a call budget the request goes straight to the concurrency limit (no extra turns).
+    const budgeted = endpoint.callBudget !== undefined || endpoint.scanBudget !== undefined;
+    const done = (budgeted ? paced() : run()).then((reply) => ('kind' in reply ? reply : this.interpret(reply, members, endpoint)));
     return { endpoint, done, abort: () => controller.abort(ABORT_LOST) };
   }
 
