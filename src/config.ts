@@ -56,6 +56,20 @@ export interface Config {
    * also goes to the next one (first answer wins); 0 turns hedging off.
    */
   rpcHedgeMs: number;
+  /** RPC_BATCH: send JSON-RPC arrays (`on`) or every call alone (`off`); src/chain/batch-limits.ts. */
+  rpcBatch: boolean;
+  /** RPC_BATCH_CAPS: most calls per array of a method class (history, index, das, other) or of one method. */
+  rpcBatchCaps: Readonly<Record<string, number>>;
+  /** RPC_CALLS_PER_SECOND: calls sent per second per endpoint, batch members counted (0: no cap); src/chain/call-budget.ts. */
+  rpcCallsPerSecond: number;
+  /** RPC_SCANS_PER_SECOND: getProgramAccounts calls per second per endpoint (0: no own cap). */
+  rpcScansPerSecond: number;
+  /** RPC_REPROBE_MS: how long an endpoint's refusal (a batch limit, a method it does not serve) is remembered before it is tried again. */
+  rpcReprobeMs: number;
+  /** RPC_MAX_RESPONSE_BYTES: the largest RPC answer read, after gzip is decoded; a larger one is a failed attempt. */
+  rpcMaxResponseBytes: number;
+  /** RPC_MIN_RETRY_AFTER_MS: how long an endpoint rests after a rate limit that named no Retry-After. */
+  rpcMinRetryAfterMs: number;
   /** Longest a signed login may take from being read to being answered, across all its RPC calls, retries and waits. */
   loginTimeoutMs: number;
   rpcCommitment: 'processed' | 'confirmed' | 'finalized';
@@ -162,6 +176,24 @@ function rpcBatchWindowSettings(env: Env): Pick<Config, 'rpcBatchWindowMs' | 'rp
     throw new ConfigError('RPC_BATCH_WINDOW_MAX_MS', `must be at least RPC_BATCH_WINDOW_MS (${rpcBatchWindowMs}), got ${rpcBatchWindowMaxMs}`);
   }
   return { rpcBatchWindowMs, rpcBatchWindowMaxMs };
+}
+
+/**
+ * RPC_BATCH_CAPS: `name:count` pairs, comma-separated, each name a method class (history, index,
+ * das, other: src/chain/method-class.ts) or a method (`getTransaction:5`); counts 1..100.
+ */
+function rpcBatchCaps(env: Env): Record<string, number> {
+  const raw = env.RPC_BATCH_CAPS?.trim();
+  const caps: Record<string, number> = {};
+  if (!raw) return caps;
+  for (const pair of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const match = /^([A-Za-z][A-Za-z0-9]*):(\d+)$/.exec(pair);
+    if (!match) throw new ConfigError('RPC_BATCH_CAPS', `must be class-or-method:count pairs (e.g. history:10,getTransaction:5), got "${pair}"`);
+    const count = Number(match[2]);
+    if (count < 1 || count > 100) throw new ConfigError('RPC_BATCH_CAPS', `counts must be between 1 and 100, got ${pair}`);
+    caps[match[1]!] = count;
+  }
+  return caps;
 }
 
 function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
@@ -364,6 +396,13 @@ export function loadConfig(env: Env = process.env): Config {
     rpcTimeoutMs: integer(env, 'RPC_TIMEOUT_MS', 5000, 100, 120_000),
     rpcRetries: integer(env, 'RPC_RETRIES', 2, 0, 10),
     rpcHedgeMs: integer(env, 'RPC_HEDGE_MS', 300, 0, 60_000),
+    rpcBatch: oneOf(env, 'RPC_BATCH', 'on', ['on', 'off'] as const) === 'on',
+    rpcBatchCaps: rpcBatchCaps(env),
+    rpcCallsPerSecond: integer(env, 'RPC_CALLS_PER_SECOND', 0, 0, 1_000_000),
+    rpcScansPerSecond: integer(env, 'RPC_SCANS_PER_SECOND', 0, 0, 1_000_000),
+    rpcReprobeMs: integer(env, 'RPC_REPROBE_MS', 300_000, 1000, 86_400_000),
+    rpcMaxResponseBytes: integer(env, 'RPC_MAX_RESPONSE_BYTES', 64 * 1024 * 1024, 65_536, 1024 * 1024 * 1024),
+    rpcMinRetryAfterMs: integer(env, 'RPC_MIN_RETRY_AFTER_MS', 1000, 0, 60_000),
     // At most 60 s: a released nonce must still be held when its login lets go of it (the Redis
     // record outlives the nonce by 2 × MAX_CLOCK_SKEW_MS, 60 s by default, src/nonce/redis-scripts.ts).
     loginTimeoutMs: integer(env, 'LOGIN_TIMEOUT_MS', 8000, 500, 60_000),

@@ -21,7 +21,7 @@ import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainS
  */
 export function createChainReader(config: Config, options: { fetch?: FetchLike; observer?: ChainObserver } = {}): ChainReader {
   // Sockets for every slot the concurrency limit may open, and as many hedges.
-  const rpc = new RpcClient(config, options.fetch ?? keepAliveFetch(2 * config.rpcConcurrencyMax), options.observer);
+  const rpc = new RpcClient(config, options.fetch ?? keepAliveFetch(2 * config.rpcConcurrencyMax, config.rpcMaxResponseBytes), options.observer);
   const batcher = new AccountBatcher(rpc, config, options.observer);
   return new RpcChainReader(
     {

@@ -1,5 +1,8 @@
 import type { Config } from '../config.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
+import { BatchLimits, packBodies } from './batch-limits.js';
+import { CallBudget } from './call-budget.js';
+import { errorObject, isMethodRefusal, isMethodRefusalAnswer, isRateLimitError, refusesArray } from './provider-answers.js';
 import { type GateError, upstreamUnavailable } from '../errors.js';
 import { malformed, MalformedReply } from './replies.js';
 import type { ChainObserver, HistoryHorizon } from './types.js';
@@ -20,12 +23,31 @@ import type { ChainObserver, HistoryHorizon } from './types.js';
  *   aborted when the deadline comes, and a retry is made only when it fits — when at least
  *   min(RPC_TIMEOUT_MS, MIN_ATTEMPT_MS) is left after any wait for a cooling endpoint. The first
  *   attempt is always made while any time is left.
- * - Retryable: network errors, timeouts, non-2xx HTTP (429 and 403 are how providers rate-limit),
- *   malformed JSON, a missing answer, a result its `parse` rejects (MalformedReply), and every
- *   JSON-RPC error except PERMANENT_CODES.
+ * - Retryable: network errors, timeouts, non-2xx HTTP (429 is how providers rate-limit), malformed
+ *   JSON, a missing answer, a result its `parse` rejects (MalformedReply), and every JSON-RPC error
+ *   except PERMANENT_CODES and the refusals below.
+ * - Providers' limits (provider-answers.ts says how each is recognised):
+ *   - Arrays: bodies are packed within MAX_BODY_BYTES, MAX_CALLS_PER_BODY and the endpoint's batch
+ *     limits (batch-limits.ts: RPC_BATCH, RPC_BATCH_CAPS per method class of method-class.ts, and
+ *     what the endpoint taught). An array the endpoint refuses (an HTTP 4xx, or one error object
+ *     answering it) teaches it a lower limit and is sent again at once, split — halves, then single
+ *     calls — without counting as a try or cooling the endpoint.
+ *   - Rate limits counted in calls: a member answered "rate limited" inside a 200 slows the endpoint
+ *     like an HTTP 429 (the concurrency limit halves; it rests RPC_MIN_RETRY_AFTER_MS, as after a
+ *     429 without Retry-After) and is sent again after the rest; not counted in `errors`.
+ *   - Call budgets (call-budget.ts): with RPC_CALLS_PER_SECOND (and RPC_SCANS_PER_SECOND for
+ *     getProgramAccounts) each request waits for its members' share of the endpoint's budget before
+ *     it is sent; when that wait leaves no time for the attempt before the deadline, its calls are
+ *     answered 503 with Retry-After at once, and nothing is sent. While the budget is spent, the
+ *     batch windows keep gathering (whenSlotFree).
+ *   - Methods refused for good (-32010, -32601, HTTP 410, a 403 carrying a JSON-RPC error, or 410/403
+ *     as a member's error code): the method goes to the next endpoint at once and is not sent to
+ *     this one for RPC_REPROBE_MS; the endpoint stays in use for other methods. A method every endpoint refuses fails at once.
+ * - Answers may be gzip-encoded (transport.ts asks and decodes, bounded by RPC_MAX_RESPONSE_BYTES).
  * - Failover: endpoints (SOLANA_RPC_URL, comma-separated) are used in order. The last one that
  *   answered stays current; one that fails cools down (exponential backoff with jitter, or its
- *   Retry-After if longer) and is tried again when another fails after that. A call gets one try
+ *   Retry-After if longer — a 429 without one rests at least RPC_MIN_RETRY_AFTER_MS) and is tried
+ *   again when another fails after that. A call gets one try
  *   per endpoint plus RPC_RETRIES more.
  * - Hedging (RPC_HEDGE_MS > 0, two or more endpoints): when an attempt's endpoint has not answered
  *   within RPC_HEDGE_MS of being sent, the same body also goes to the next endpoint that is not
@@ -132,6 +154,8 @@ const ABORT_DEADLINE = { abort: 'deadline' } as const;
 const ABORT_LOST = { abort: 'lost' } as const;
 
 const now = (): number => performance.now();
+/** The error code transport.ts gives an answer over RPC_MAX_RESPONSE_BYTES. */
+export const RESPONSE_TOO_LARGE = 'ERESPONSETOOLARGE';
 
 interface Member {
   index: number;
@@ -142,6 +166,23 @@ interface Member {
   /** RpcRequest.minSlot (0: none). */
   minSlot: number;
 }
+
+/** What an endpoint may be sent: the client's settings for each of its endpoints. */
+export interface EndpointLimits {
+  batch: boolean;
+  batchCaps: Readonly<Record<string, number>>;
+  callsPerSecond: number;
+  scansPerSecond: number;
+  reprobeMs: number;
+}
+
+/** RPC_REPROBE_MS's default: an endpoint's refusal is remembered five minutes. */
+export const REPROBE_MS = 300_000;
+/** RPC_MIN_RETRY_AFTER_MS's default. */
+export const MIN_RETRY_AFTER_MS = 1_000;
+const DEFAULT_ENDPOINT_LIMITS: EndpointLimits = { batch: true, batchCaps: {}, callsPerSecond: 0, scansPerSecond: 0, reprobeMs: REPROBE_MS };
+/** A bound on how often one set of calls is split after refused arrays (each refusal lowers a limit, so it ends anyway). */
+const MAX_SPLITS = 16;
 
 /**
  * One URL of SOLANA_RPC_URL and what the client knows of it: its failures, how far its slots are,
@@ -162,8 +203,40 @@ export class RpcEndpoint {
   honoursMinimum: boolean | undefined;
   honoursCheckedAt = -Infinity;
   honoursLoading: Promise<boolean> | undefined;
+  /** How many calls an array to it may carry (RPC_BATCH, RPC_BATCH_CAPS, and what its refusals taught). */
+  readonly batchLimits: BatchLimits;
+  /** RPC_CALLS_PER_SECOND and RPC_SCANS_PER_SECOND at this endpoint (undefined: no cap). */
+  readonly callBudget: CallBudget | undefined;
+  readonly scanBudget: CallBudget | undefined;
+  /** Methods it refused for good (-32010, -32601, 410, 403), and until when (performance.now() ms) they are not sent to it. */
+  private readonly refusedMethods = new Map<string, number>();
 
-  constructor(readonly url: string) {}
+  constructor(
+    readonly url: string,
+    limits: EndpointLimits = DEFAULT_ENDPOINT_LIMITS,
+  ) {
+    this.batchLimits = new BatchLimits({ enabled: limits.batch, caps: limits.batchCaps, maxCalls: MAX_CALLS_PER_BODY, reprobeMs: limits.reprobeMs });
+    this.callBudget = limits.callsPerSecond > 0 ? new CallBudget(limits.callsPerSecond) : undefined;
+    this.scanBudget = limits.scansPerSecond > 0 ? new CallBudget(limits.scansPerSecond) : undefined;
+  }
+
+  /** Whether `method` is not to be sent here now (it was refused for good less than RPC_REPROBE_MS ago). */
+  refuses(method: string, at: number): boolean {
+    const until = this.refusedMethods.get(method);
+    if (until === undefined) return false;
+    if (until > at) return true;
+    this.refusedMethods.delete(method);
+    return false;
+  }
+
+  /** When `method` may be sent here again (performance.now() ms; 0: it may now). */
+  refusedUntil(method: string): number {
+    return this.refusedMethods.get(method) ?? 0;
+  }
+
+  refuseMethod(method: string, until: number): void {
+    this.refusedMethods.set(method, until);
+  }
 
   /** Records a slot it answered at: the highest one counts, until it is older than SLOT_MEMORY_MS. */
   sawSlot(slot: number, at: number): void {
@@ -179,7 +252,9 @@ export class RpcEndpoint {
  * only a few slots short — the call is retried after that long (or elsewhere), and the endpoint is
  * not to blame.
  */
-type Verdict = { ok: true; result: unknown } | { ok: false; permanent: boolean; reason: string; behind?: boolean; catchUpMs?: number };
+type Verdict =
+  | { ok: true; result: unknown }
+  | { ok: false; permanent: boolean; reason: string; behind?: boolean; catchUpMs?: number; rateLimited?: boolean; methodRefused?: boolean };
 
 /**
  * What one HTTP attempt did: HTTP-level failure (all members), or per-member verdicts. `kind` of a
@@ -187,8 +262,15 @@ type Verdict = { ok: true; result: unknown } | { ok: false; permanent: boolean; 
  * request of a hedge won) and `unsent` (no time left to send it) do not.
  */
 type AttemptResult =
-  | { kind: 'failed'; reason: string; permanent: boolean; retryAfterMs: number; blame: 'endpoint' | 'none' }
+  | { kind: 'failed'; reason: string; permanent: boolean; retryAfterMs: number; blame: 'endpoint' | 'none'; refusal?: Refusal }
   | { kind: 'answered'; verdicts: Verdict[]; endpoint: RpcEndpoint };
+
+/**
+ * A failed attempt that is not the endpoint failing: `array` — it refused the array as such (split
+ * and send again); `method` — it does not serve the (single) call's method; `budget` — the call
+ * budget (RPC_CALLS_PER_SECOND) could not send it before the deadline, so nothing was sent.
+ */
+type Refusal = 'array' | 'method' | 'budget';
 
 /** An HTTP attempt under way. */
 interface Exchange {
@@ -204,6 +286,15 @@ export interface RpcStats {
   rpcCalls: Record<string, number>;
   /** Failed HTTP attempts plus failed calls inside answered batches (error, no answer, wrong shape). */
   errors: number;
+  /**
+   * Calls the endpoint refused without failing: members of refused arrays (sent again split) and
+   * calls of a method it does not serve (sent elsewhere).
+   */
+  refusedCalls: number;
+  /** Calls answered "rate limited" (an HTTP 429, or a member error inside a 200); sent again after the cool-down. */
+  rateLimitedCalls: number;
+  /** Calls answered 503 at once because the call budget could not send them within their deadline. */
+  budgetRefusedCalls: number;
 }
 
 export class RpcClient {
@@ -211,19 +302,44 @@ export class RpcClient {
   private current = 0;
   private nextId = 1;
   private readonly limiter: AdaptiveLimit;
-  private readonly counters: RpcStats = { httpRequests: 0, rpcCalls: {}, errors: 0 };
+  private readonly counters: RpcStats = { httpRequests: 0, rpcCalls: {}, errors: 0, refusedCalls: 0, rateLimitedCalls: 0, budgetRefusedCalls: 0 };
   private readonly minAttemptMs: number;
   private readonly hedgeMs: number;
   private readonly horizonTtlMs: number;
+  private readonly reprobeMs: number;
+  private readonly minRetryAfterMs: number;
 
   constructor(
     private readonly config: Pick<Config, 'rpcUrls' | 'rpcConcurrency' | 'rpcTimeoutMs' | 'rpcRetries'> &
-      Partial<Pick<Config, 'rpcHedgeMs' | 'rpcConcurrencyMin' | 'rpcConcurrencyMax' | 'historyHorizonTtlMs'>>,
+      Partial<
+        Pick<
+          Config,
+          | 'rpcHedgeMs'
+          | 'rpcConcurrencyMin'
+          | 'rpcConcurrencyMax'
+          | 'historyHorizonTtlMs'
+          | 'rpcBatch'
+          | 'rpcBatchCaps'
+          | 'rpcCallsPerSecond'
+          | 'rpcScansPerSecond'
+          | 'rpcReprobeMs'
+          | 'rpcMinRetryAfterMs'
+        >
+      >,
     private readonly fetchImpl: FetchLike = (url, init) => fetch(url, init),
     private readonly observer: ChainObserver = {},
   ) {
     if (config.rpcUrls.length === 0) throw new TypeError('at least one RPC URL is required');
-    this.endpoints = config.rpcUrls.map((url) => new RpcEndpoint(url));
+    this.reprobeMs = config.rpcReprobeMs ?? REPROBE_MS;
+    this.minRetryAfterMs = config.rpcMinRetryAfterMs ?? MIN_RETRY_AFTER_MS;
+    const limits: EndpointLimits = {
+      batch: config.rpcBatch ?? true,
+      batchCaps: config.rpcBatchCaps ?? {},
+      callsPerSecond: config.rpcCallsPerSecond ?? 0,
+      scansPerSecond: config.rpcScansPerSecond ?? 0,
+      reprobeMs: this.reprobeMs,
+    };
+    this.endpoints = config.rpcUrls.map((url) => new RpcEndpoint(url, limits));
     // Without bounds (a client of its own, e.g. the DAS API's), the limit stays at RPC_CONCURRENCY.
     this.limiter = new AdaptiveLimit({
       initial: config.rpcConcurrency,
@@ -246,8 +362,9 @@ export class RpcClient {
   }
 
   /**
-   * Many calls in as few HTTP requests as MAX_BODY_BYTES / MAX_CALLS_PER_BODY allow, bodies sent in
-   * parallel under the concurrency limit. One outcome per request, in order; never rejects.
+   * Many calls in as few HTTP requests as MAX_BODY_BYTES, MAX_CALLS_PER_BODY and the endpoint's
+   * batch limits (batch-limits.ts) allow, bodies sent in parallel under the concurrency limit. One
+   * outcome per request, in order; never rejects.
    */
   async batch<T>(requests: readonly RpcRequest<T>[], deadlineMs = Infinity): Promise<RpcOutcome<T>[]> {
     const outcomes: RpcOutcome[] = new Array(requests.length);
@@ -260,12 +377,18 @@ export class RpcClient {
         sendable.push(member);
       }
     });
-    await Promise.all(packBodies(sendable).map((members) => this.sendWithRetries(members, outcomes, deadlineMs)));
+    const limits = this.endpoints[this.current]!.batchLimits;
+    await Promise.all(packBodies(sendable, limits, MAX_BODY_BYTES).map((members) => this.sendWithRetries(members, outcomes, deadlineMs)));
     return outcomes as RpcOutcome<T>[];
   }
 
   stats(): RpcStats {
     return { ...this.counters, rpcCalls: { ...this.counters.rpcCalls } };
+  }
+
+  /** What each endpoint taught the client about its batch limits (in SOLANA_RPC_URL order; never the URL). */
+  learnedBatchLimits(): ReturnType<BatchLimits['snapshot']>[] {
+    return this.endpoints.map((endpoint) => endpoint.batchLimits.snapshot());
   }
 
   /**
@@ -376,12 +499,24 @@ export class RpcClient {
     const at = now();
     let soonest = Infinity;
     for (const endpoint of this.endpoints) soonest = Math.min(soonest, endpoint.coolUntil);
+    // While the call budget is spent, batches keep gathering: one call of many keys, not many calls.
+    const budgetWait = this.endpoints[this.current]!.callBudget?.waitFor(1) ?? 0;
+    if (budgetWait > 0 && budgetWait <= MAX_WAIT_MS && (soonest <= at || soonest - at > MAX_WAIT_MS)) {
+      setTimeout(() => this.whenSlotFree(watcher), Math.ceil(budgetWait));
+      return;
+    }
     // A wait longer than any call would make fails the calls at once (chooseEndpoint): no holding.
     if (soonest <= at || soonest - at > MAX_WAIT_MS) this.limiter.whenSlotFree(watcher);
     else setTimeout(() => this.whenSlotFree(watcher), soonest - at);
   }
 
-  private async sendWithRetries(members: Member[], outcomes: RpcOutcome[], deadline: number): Promise<void> {
+  /**
+   * Sends `members` until each has an outcome: retried on other endpoints (or after a cool-down) up
+   * to one try per endpoint plus RPC_RETRIES. A refused array is split for the endpoint's learned
+   * limits and sent again at once, without counting as a try; calls of a method an endpoint refuses
+   * for good go to another one; calls no endpoint serves fail at once.
+   */
+  private async sendWithRetries(members: Member[], outcomes: RpcOutcome[], deadline: number, progress: Progress = newProgress()): Promise<void> {
     const maxAttempts = this.endpoints.length + this.config.rpcRetries;
     // The 503 passes on the provider's Retry-After when it gave one.
     const fail = (member: Member, reason: string, retryAfterMs = 0): void => {
@@ -392,30 +527,58 @@ export class RpcClient {
       };
     };
     let pending = members;
-    let lastReason = '';
-    let lastRetryAfterMs = 0;
     // An endpoint a few slots short of the calls' minimum, and until when it cannot have caught up.
     let catchUp: CatchUp | undefined;
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      const choice = await this.chooseEndpoint(deadline, attempt > 1, catchUp);
+    while (pending.length > 0) {
+      const at = now();
+      // A method every endpoint refuses for good: answered at once, not at the deadline.
+      pending = pending.filter((member) => {
+        const until = this.everyEndpointRefuses(member.method, at);
+        if (until === undefined) return true;
+        fail(member, 'every RPC endpoint refuses this method', Math.min(until - at, this.reprobeMs));
+        return false;
+      });
+      if (pending.length === 0) return;
+      const methods = new Set(pending.map((member) => member.method));
+      if (methods.size > 1 && !this.endpoints.some((endpoint) => servesAll(endpoint, methods, at))) {
+        // No endpoint takes them all: each method goes where it is served.
+        const byMethod = new Map<string, Member[]>();
+        for (const member of pending) byMethod.set(member.method, [...(byMethod.get(member.method) ?? []), member]);
+        await Promise.all([...byMethod.values()].map((group) => this.sendWithRetries(group, outcomes, deadline, { ...progress })));
+        return;
+      }
+      const choice = await this.chooseEndpoint(deadline, progress.attempt > 1, catchUp, methods);
       catchUp = undefined;
       if ('why' in choice) {
+        const { lastReason } = progress;
         // "No answer in time" already says there is no time left.
         const redundant = lastReason === choice.why || (lastReason === NO_ANSWER_IN_TIME && choice.why === NO_TIME_TO_RETRY);
         const reason = lastReason === '' ? choice.why : redundant ? lastReason : `${lastReason}; ${choice.why}`;
-        for (const member of pending) fail(member, reason, Math.max(choice.waitMs, lastRetryAfterMs));
+        for (const member of pending) fail(member, reason, Math.max(choice.waitMs, progress.lastRetryAfterMs));
         return;
+      }
+      if (pending.length > 1) {
+        const bodies = packBodies(pending, choice.endpoint.batchLimits, MAX_BODY_BYTES);
+        if (bodies.length > 1) {
+          await Promise.all(bodies.map((body) => this.sendWithRetries(body, outcomes, deadline, { ...progress })));
+          return;
+        }
       }
       const result = await this.attempt(choice.endpoint, pending, deadline);
       const retry: Member[] = [];
       if (result.kind === 'failed') {
-        if (result.permanent) {
-          for (const member of pending) fail(member, result.reason);
+        if (result.refusal === 'array' && progress.splits < MAX_SPLITS) {
+          // The endpoint learned its limit (judge): the same calls go again, split, not as a retry.
+          progress.splits++;
+          continue;
+        }
+        if (result.refusal === 'budget' || result.permanent) {
+          for (const member of pending) fail(member, result.reason, result.retryAfterMs);
           return;
         }
         retry.push(...pending);
-        lastReason = result.reason;
-        lastRetryAfterMs = result.retryAfterMs;
+        progress.lastReason = result.reason;
+        progress.lastRetryAfterMs = result.retryAfterMs;
       } else {
         result.verdicts.forEach((verdict, i) => {
           const member = pending[i]!;
@@ -423,7 +586,8 @@ export class RpcClient {
           else if (verdict.permanent) fail(member, verdict.reason);
           else {
             retry.push(member);
-            lastReason = verdict.reason;
+            progress.lastReason = verdict.reason;
+            if (verdict.rateLimited) progress.lastRetryAfterMs = Math.max(progress.lastRetryAfterMs, this.minRetryAfterMs);
             if (verdict.catchUpMs !== undefined) {
               const untilMs = now() + verdict.catchUpMs;
               if (catchUp === undefined || untilMs > catchUp.untilMs) catchUp = { endpoint: result.endpoint, untilMs };
@@ -431,12 +595,23 @@ export class RpcClient {
           }
         });
       }
-      if (retry.length > 0 && attempt >= maxAttempts) {
-        for (const member of retry) fail(member, lastReason, lastRetryAfterMs);
+      if (retry.length > 0 && progress.attempt >= maxAttempts) {
+        for (const member of retry) fail(member, progress.lastReason, progress.lastRetryAfterMs);
         return;
       }
+      progress.attempt++;
       pending = retry;
     }
+  }
+
+  /** When the first endpoint will serve `method` again, if every endpoint refuses it now (undefined: one serves it). */
+  private everyEndpointRefuses(method: string, at: number): number | undefined {
+    let soonest = Infinity;
+    for (const endpoint of this.endpoints) {
+      if (!endpoint.refuses(method, at)) return undefined;
+      soonest = Math.min(soonest, endpoint.refusedUntil(method));
+    }
+    return soonest;
   }
 
   /**
@@ -444,7 +619,12 @@ export class RpcClient {
    * cools first — or why no attempt fits before the deadline. `catchUp`: an endpoint these calls
    * should not be sent to again before it can have reached their minimum slot.
    */
-  private async chooseEndpoint(deadline: number, isRetry: boolean, catchUp?: CatchUp): Promise<{ endpoint: RpcEndpoint } | { why: string; waitMs: number }> {
+  private async chooseEndpoint(
+    deadline: number,
+    isRetry: boolean,
+    catchUp: CatchUp | undefined,
+    methods: ReadonlySet<string>,
+  ): Promise<{ endpoint: RpcEndpoint } | { why: string; waitMs: number }> {
     const start = now();
     const left = deadline - start;
     if (left <= 0 || (isRetry && left < this.minAttemptMs)) return { why: NO_TIME_TO_RETRY, waitMs: 0 };
@@ -453,24 +633,27 @@ export class RpcClient {
     let soonest: RpcEndpoint | undefined;
     for (let step = 0; step < count; step++) {
       const endpoint = this.endpoints[(this.current + step) % count]!;
+      if (!servesAll(endpoint, methods, start)) continue;
       if (usableAt(endpoint) <= start) return { endpoint };
       if (soonest === undefined || usableAt(endpoint) < usableAt(soonest)) soonest = endpoint;
     }
-    const waitMs = usableAt(soonest!) - start;
+    if (soonest === undefined) return { why: 'every RPC endpoint refuses this method', waitMs: 0 };
+    const waitMs = usableAt(soonest) - start;
     if (waitMs > MAX_WAIT_MS) return { why: 'every RPC endpoint is rate limited or failing', waitMs };
     if (waitMs + this.minAttemptMs > left) return { why: `every RPC endpoint is cooling down; ${NO_TIME_TO_RETRY}`, waitMs };
     await new Promise((resolve) => setTimeout(resolve, waitMs));
-    return { endpoint: soonest! };
+    return { endpoint: soonest };
   }
 
-  /** The next endpoint after `primary` in order that is not cooling down, if any. */
-  private hedgeEndpoint(primary: RpcEndpoint): RpcEndpoint | undefined {
+  /** The next endpoint after `primary` in order that is not cooling down and serves `members`' methods, if any. */
+  private hedgeEndpoint(primary: RpcEndpoint, members: Member[]): RpcEndpoint | undefined {
+    const methods = new Set(members.map((member) => member.method));
     const count = this.endpoints.length;
     const start = this.endpoints.indexOf(primary);
     const at = now();
     for (let step = 1; step < count; step++) {
       const endpoint = this.endpoints[(start + step) % count]!;
-      if (endpoint.coolUntil <= at) return endpoint;
+      if (endpoint.coolUntil <= at && servesAll(endpoint, methods, at)) return endpoint;
     }
     return undefined;
   }
@@ -518,7 +701,7 @@ export class RpcClient {
       const sendHedge = (): void => {
         hedgeTimer = undefined;
         if (settled || deadline - now() <= 0) return;
-        const endpoint = this.hedgeEndpoint(primary);
+        const endpoint = this.hedgeEndpoint(primary, members);
         if (endpoint === undefined) return;
         const sent = this.send(endpoint, body, members, deadline, false);
         hedge = sent;
@@ -539,6 +722,13 @@ export class RpcClient {
    */
   private send(endpoint: RpcEndpoint, body: string, members: Member[], deadline: number, limited: boolean, onSent?: () => void): Exchange {
     const controller = new AbortController();
+    const run = (): Promise<AttemptResult | RawReply> => (limited ? this.limiter.run(exchange) : exchange());
+    const paced = async (): Promise<AttemptResult | RawReply> => {
+      const waitMs = this.budgetWait(endpoint, members, deadline);
+      if (typeof waitMs !== 'number') return waitMs;
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      return run();
+    };
     const exchange = async (): Promise<AttemptResult | RawReply> => {
       if (controller.signal.aborted) return LOST;
       const startedAt = now();
@@ -555,7 +745,8 @@ export class RpcClient {
       try {
         const response = await this.fetchImpl(endpoint.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          // Answers of thousands of accounts shrink several times; a provider may always answer plain.
+          headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' },
           body,
           signal: controller.signal,
         });
@@ -563,7 +754,9 @@ export class RpcClient {
         const text = await response.text();
         if (response.status === 429 || response.status >= 500) this.limiter.overloaded();
         else this.limiter.succeeded(now() - startedAt);
-        return { status: response.status, retryAfterMs: parseRetryAfter(response.headers.get('retry-after')), text };
+        const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+        // A 429 that does not say how long to wait still asks for a rest (some providers mean 10 s).
+        return { status: response.status, retryAfterMs: response.status === 429 ? Math.max(retryAfterMs, this.minRetryAfterMs) : retryAfterMs, text };
       } catch (error) {
         const why: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
         if (why === ABORT_LOST) return LOST;
@@ -573,25 +766,55 @@ export class RpcClient {
           return { kind: 'failed', reason: NO_ANSWER_IN_TIME, permanent: false, retryAfterMs: 0, blame };
         }
         const reason = why === ABORT_TIMEOUT ? 'timed out' : describeFetchError(error);
-        this.limiter.overloaded();
+        // An answer over RPC_MAX_RESPONSE_BYTES is not a sign of overload.
+        if (!reason.includes(RESPONSE_TOO_LARGE)) this.limiter.overloaded();
         return { kind: 'failed', reason, permanent: false, retryAfterMs: 0, blame: 'endpoint' };
       } finally {
         clearTimeout(timer);
       }
     };
-    const done = (limited ? this.limiter.run(exchange) : exchange()).then((reply) => ('kind' in reply ? reply : this.interpret(reply, members, endpoint)));
+    // Without a call budget the request goes straight to the concurrency limit (no extra turns).
+    const budgeted = endpoint.callBudget !== undefined || endpoint.scanBudget !== undefined;
+    const done = (budgeted ? paced() : run()).then((reply) => ('kind' in reply ? reply : this.interpret(reply, members, endpoint)));
     return { endpoint, done, abort: () => controller.abort(ABORT_LOST) };
   }
 
+  /**
+   * How long `members` wait for the endpoint's call budget (RPC_CALLS_PER_SECOND, and
+   * RPC_SCANS_PER_SECOND for getProgramAccounts), taking their share of it; or, when that wait would
+   * leave no time for the attempt before the deadline, a refusal that fails them at once with the
+   * wait as Retry-After (nothing taken).
+   */
+  private budgetWait(endpoint: RpcEndpoint, members: Member[], deadline: number): number | AttemptResult {
+    const { callBudget, scanBudget } = endpoint;
+    if (callBudget === undefined && scanBudget === undefined) return 0;
+    const scans = scanBudget === undefined ? 0 : members.filter((member) => member.method === 'getProgramAccounts').length;
+    const waitMs = Math.max(callBudget?.waitFor(members.length) ?? 0, scans > 0 ? scanBudget!.waitFor(scans) : 0);
+    if (waitMs > 0 && now() + waitMs + this.minAttemptMs > deadline) {
+      this.counters.budgetRefusedCalls += members.length;
+      const reason = `the RPC call budget (RPC_CALLS_PER_SECOND / RPC_SCANS_PER_SECOND) cannot send this within LOGIN_TIMEOUT_MS (${Math.ceil(waitMs)} ms queued)`;
+      return { kind: 'failed', reason, permanent: false, retryAfterMs: Math.max(waitMs, 1000), blame: 'none', refusal: 'budget' };
+    }
+    callBudget?.take(members.length);
+    if (scans > 0) scanBudget!.take(scans);
+    return waitMs;
+  }
+
   private interpret({ status, retryAfterMs, text }: RawReply, members: Member[], endpoint: RpcEndpoint): AttemptResult {
-    if (status === 413) return { kind: 'failed', reason: 'HTTP 413 (request too large)', permanent: true, retryAfterMs: 0, blame: 'endpoint' };
-    if (status < 200 || status > 299) return { kind: 'failed', reason: `HTTP ${status}`, permanent: false, retryAfterMs, blame: 'endpoint' };
+    const isArray = members.length > 1;
     let reply: unknown;
+    let readable = true;
     try {
       reply = JSON.parse(text);
     } catch {
-      return { kind: 'failed', reason: 'malformed JSON reply', permanent: false, retryAfterMs: 0, blame: 'endpoint' };
+      readable = false;
     }
+    // Batches off, or over a cap: the endpoint is fine, the array was too much (provider-answers.ts).
+    if (isArray && refusesArray(status, reply)) return { kind: 'failed', reason: `array of ${members.length} calls refused (HTTP ${status})`, permanent: false, retryAfterMs: 0, blame: 'none', refusal: 'array' };
+    if (!isArray && isMethodRefusalAnswer(status, reply)) return { kind: 'failed', reason: `method refused by this endpoint (HTTP ${status})`, permanent: false, retryAfterMs: 0, blame: 'none', refusal: 'method' };
+    if (status === 413) return { kind: 'failed', reason: 'HTTP 413 (request too large)', permanent: true, retryAfterMs: 0, blame: 'endpoint' };
+    if (status < 200 || status > 299) return { kind: 'failed', reason: `HTTP ${status}`, permanent: false, retryAfterMs, blame: 'endpoint' };
+    if (!readable) return { kind: 'failed', reason: 'malformed JSON reply', permanent: false, retryAfterMs: 0, blame: 'endpoint' };
     const at = now();
     return { kind: 'answered', endpoint, verdicts: matchReplies(reply, members).map((reply, i) => this.verdictOn(reply, members[i]!, endpoint, at)) };
   }
@@ -630,30 +853,71 @@ export class RpcClient {
       return behind(nodeSlot, member.minSlot);
     }
     if (code === TRANSACTION_HISTORY_NOT_AVAILABLE) return { ok: false, permanent: false, reason: `no transaction history on this node (${code})` };
+    const described = errorObject(error);
+    if (isRateLimitError(described)) return { ok: false, permanent: false, reason: `rate limited (JSON-RPC error ${code ?? '(no code)'})`, rateLimited: true };
+    if (isMethodRefusal(described)) return { ok: false, permanent: false, reason: `method refused by this endpoint (JSON-RPC error ${code})`, methodRefused: true };
     return { ok: false, permanent: code !== undefined && PERMANENT_CODES.has(code), reason: `JSON-RPC error ${code ?? '(no code)'}` };
   }
 
   /** What an exchange says about its endpoint: cool it down, or make it the current one. */
   private judge(endpoint: RpcEndpoint, members: Member[], result: AttemptResult): void {
     if (result.kind === 'failed') {
+      if (result.refusal === 'array') {
+        endpoint.batchLimits.refused(members.map((member) => member.method));
+        this.counters.refusedCalls += members.length;
+        for (const member of members) this.observer.rpcError?.(member.method, 'batch_refused');
+        return;
+      }
+      if (result.refusal === 'method') {
+        for (const member of members) this.refusedMethod(endpoint, member.method);
+        return;
+      }
       if (result.blame === 'none') return;
+      if (result.reason.includes('429')) this.counters.rateLimitedCalls += members.length;
       this.counters.errors++;
       const kind = failureKind(result.reason);
       for (const member of members) this.observer.rpcError?.(member.method, kind);
       if (!result.permanent) this.markFailed(endpoint, result.retryAfterMs);
       return;
     }
+    if (members.length > 1) endpoint.batchLimits.answered(members.map((member) => member.method));
     let retryable = false;
+    let rateLimited = false;
     result.verdicts.forEach((verdict, i) => {
       if (verdict.ok) return;
+      const method = members[i]!.method;
+      if (verdict.rateLimited) {
+        // Over a budget that counts calls: slow down as for an HTTP 429, not a failure of the node.
+        this.counters.rateLimitedCalls++;
+        this.observer.rpcError?.(method, 'rate_limited');
+        rateLimited = true;
+        return;
+      }
+      if (verdict.methodRefused) {
+        this.refusedMethod(endpoint, method);
+        return;
+      }
       this.counters.errors++;
-      this.observer.rpcError?.(members[i]!.method, verdict.behind ? 'behind' : 'rpc');
+      this.observer.rpcError?.(method, verdict.behind ? 'behind' : 'rpc');
       // A node a few slots short of one call's minimum is not failing: the others use it on.
       if (!verdict.permanent && verdict.catchUpMs === undefined) retryable = true;
     });
-    // An unhealthy node (-32005, fallen behind, missing answers) is as good as down: fail over.
-    if (retryable) this.markFailed(endpoint, 0);
-    else this.markGood(endpoint);
+    if (rateLimited) {
+      this.limiter.overloaded();
+      this.markFailed(endpoint, this.minRetryAfterMs);
+    } else if (retryable) {
+      // An unhealthy node (-32005, fallen behind, missing answers) is as good as down: fail over.
+      this.markFailed(endpoint, 0);
+    } else {
+      this.markGood(endpoint);
+    }
+  }
+
+  /** `endpoint` refused `method` for good: not sent there again for RPC_REPROBE_MS. */
+  private refusedMethod(endpoint: RpcEndpoint, method: string): void {
+    endpoint.refuseMethod(method, now() + this.reprobeMs);
+    this.counters.refusedCalls++;
+    this.observer.rpcError?.(method, 'method_refused');
   }
 
   private markGood(endpoint: RpcEndpoint): void {
@@ -676,6 +940,24 @@ interface RawReply {
   status: number;
   retryAfterMs: number;
   text: string;
+}
+
+/** How far one set of calls has got: its try number, splits after refused arrays, and why the last try failed. */
+interface Progress {
+  attempt: number;
+  splits: number;
+  lastReason: string;
+  lastRetryAfterMs: number;
+}
+
+function newProgress(): Progress {
+  return { attempt: 1, splits: 0, lastReason: '', lastRetryAfterMs: 0 };
+}
+
+/** Whether `endpoint` serves every one of `methods` now (refused none of them for good lately). */
+function servesAll(endpoint: RpcEndpoint, methods: ReadonlySet<string>, at: number): boolean {
+  for (const method of methods) if (endpoint.refuses(method, at)) return false;
+  return true;
 }
 
 /** The result of a request aborted because the other request of its hedge won. */
@@ -733,25 +1015,6 @@ function preferred(earlier: AttemptResult | undefined, later: AttemptResult): At
   if (earlier === undefined) return later;
   const rank = (result: AttemptResult): number => (result.kind === 'answered' ? 2 : result.blame === 'endpoint' ? 1 : 0);
   return rank(later) >= rank(earlier) ? later : earlier;
-}
-
-/** Greedy packing in order: a body closes when the next call would pass either limit. */
-function packBodies(members: Member[]): Member[][] {
-  const bodies: Member[][] = [];
-  let body: Member[] = [];
-  let bytes = 2; // the brackets
-  for (const member of members) {
-    const size = Buffer.byteLength(member.json) + 1; // and its comma
-    if (body.length > 0 && (bytes + size > MAX_BODY_BYTES || body.length === MAX_CALLS_PER_BODY)) {
-      bodies.push(body);
-      body = [];
-      bytes = 2;
-    }
-    body.push(member);
-    bytes += size;
-  }
-  if (body.length > 0) bodies.push(body);
-  return bodies;
 }
 
 /**

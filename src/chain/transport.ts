@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { FetchLike, HttpReply } from './rpc.js';
+import zlib from 'node:zlib';
+import { RESPONSE_TOO_LARGE, type FetchLike, type HttpReply } from './rpc.js';
 
 /**
  * The RPC client's HTTP transport: POSTs over node:http(s) with a keep-alive agent, so a batch
@@ -12,19 +13,39 @@ import type { FetchLike, HttpReply } from './rpc.js';
  * before any answer), the request is sent once more on a new one — Node's documented pattern
  * (`request.reusedSocket`); the provider never saw it.
  *
+ * Answers may come gzip-encoded (rpc.ts asks with Accept-Encoding: gzip; lists of token accounts
+ * shrink several times) and are decoded here. Whatever the encoding, an answer larger than
+ * `maxResponseBytes` (RPC_MAX_RESPONSE_BYTES), on the wire or once inflated, is not read further:
+ * the request is destroyed and fails with code ERESPONSETOOLARGE, a failed attempt — a provider
+ * cannot make the gate hold gigabytes.
+ *
  * The answer is the little rpc.ts reads (status, headers, body text), not a fetch Response: building
  * those loads undici on the first answer (~10 ms of a fresh gate's first sign-ins) and costs more
  * per request.
  */
 const IDLE_SOCKET_MS = 4_000;
+/** RPC_MAX_RESPONSE_BYTES's default: far above any answer the gate asks for, far below a machine's memory. */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-export function keepAliveFetch(maxSockets: number): FetchLike {
-  const options = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
-  const agents = { http: new http.Agent(options), https: new https.Agent(options) };
-  return (url, init) => post(new URL(url), init, agents, true);
+interface Transport {
+  agents: { http: http.Agent; https: https.Agent };
+  maxResponseBytes: number;
 }
 
-function post(url: URL, init: RequestInit, agents: { http: http.Agent; https: https.Agent }, mayResend: boolean): Promise<HttpReply> {
+export function keepAliveFetch(maxSockets: number, maxResponseBytes = MAX_RESPONSE_BYTES): FetchLike {
+  const options = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
+  const transport = { agents: { http: new http.Agent(options), https: new https.Agent(options) }, maxResponseBytes };
+  return (url, init) => post(new URL(url), init, transport, true);
+}
+
+function tooLarge(limit: number): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`RPC answer over ${limit} bytes (RPC_MAX_RESPONSE_BYTES)`);
+  error.code = RESPONSE_TOO_LARGE;
+  return error;
+}
+
+function post(url: URL, init: RequestInit, transport: Transport, mayResend: boolean): Promise<HttpReply> {
+  const { agents, maxResponseBytes } = transport;
   const secure = url.protocol === 'https:';
   const body = typeof init.body === 'string' ? init.body : '';
   const signal = init.signal ?? undefined;
@@ -44,9 +65,32 @@ function post(url: URL, init: RequestInit, agents: { http: http.Agent; https: ht
     let answered = false;
     request.on('response', (response) => {
       answered = true;
+      const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+      const gzipped = encoding === 'gzip' || encoding === 'x-gzip';
+      // The decoded bytes are what count; a gunzip stream stops at the bound, not after inflating it all.
+      const source = gzipped ? response.pipe(zlib.createGunzip()) : response;
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
+      let bytes = 0;
+      let failed = false;
+      const fail = (error: Error): void => {
+        if (failed) return;
+        failed = true;
+        done();
+        request.destroy();
+        reject(error);
+      };
+      source.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes > maxResponseBytes) {
+          if (source !== response) (source as zlib.Gunzip).destroy();
+          fail(tooLarge(maxResponseBytes));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      if (source !== response) source.on('error', (error) => fail(error));
+      source.on('end', () => {
+        if (failed) return;
         done();
         const text = Buffer.concat(chunks).toString('utf8');
         const headers = response.headers;
@@ -61,16 +105,13 @@ function post(url: URL, init: RequestInit, agents: { http: http.Agent; https: ht
           text: () => Promise.resolve(text),
         });
       });
-      response.on('error', (error) => {
-        done();
-        reject(error);
-      });
+      response.on('error', (error) => fail(error));
     });
     request.on('error', (error: NodeJS.ErrnoException) => {
       done();
       if (signal?.aborted) return; // rejected by onAbort
       const stale = !answered && request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
-      if (stale && mayResend) resolve(post(url, init, agents, false));
+      if (stale && mayResend) resolve(post(url, init, transport, false));
       else reject(error);
     });
     request.end(body);

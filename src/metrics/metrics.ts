@@ -43,7 +43,7 @@ export class Metrics {
 
   private readonly rpcErrors = new Counter({
     name: 'x404_rpc_errors_total',
-    help: 'Failed JSON-RPC calls, by method and kind (timeout, http, rpc, network, rate_limited)',
+    help: 'Failed or refused JSON-RPC calls, by method and kind (timeout, http, rpc, network, rate_limited, batch_refused, method_refused)',
     labelNames: ['method', 'kind'] as const,
     registers: [this.registry],
   });

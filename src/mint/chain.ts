@@ -51,7 +51,7 @@ const MAX_LOG_LINES = 100;
 const MAX_LOG_LINE = 400;
 
 export function createMintChain(config: Config, options: { fetch?: FetchLike; observer?: ChainObserver } = {}): MintChain {
-  const rpc = new RpcClient(config, options.fetch ?? keepAliveFetch(2 * config.rpcConcurrencyMax), options.observer);
+  const rpc = new RpcClient(config, options.fetch ?? keepAliveFetch(2 * config.rpcConcurrencyMax, config.rpcMaxResponseBytes), options.observer);
   const calls = new CallCoalescer(rpc, config);
   const isBlockhashValid = (blockhash: string, commitment: Commitment) => ({
     method: 'isBlockhashValid',

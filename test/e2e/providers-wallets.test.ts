@@ -28,13 +28,6 @@ import { expectRefusal, newWallet } from './features-kit.js';
 const { a: A, g: G, c: C } = DEMO_COLLECTIONS;
 const secret = (name: DemoWalletName): Uint8Array => demoWallet(name).secretKey;
 
-/**
- * TEMPORARY marker, for the integrator to remove when merging branch i26-rpc: presets whose cases
- * need that branch's RPC client (arrays split into single calls when refused). Without it the gate
- * sends arrays this preset refuses whole (HTTP 400), and most features answer 503.
- */
-const NEEDS_RPC_BRANCH: ReadonlySet<PresetName> = new Set<PresetName>(['batches-off']);
-
 interface Case {
   name: string;
   path: string;
@@ -152,13 +145,16 @@ describe.each(['none', 'public-mainnet', 'batches-off', 'history-batch-10', 'per
     localnet.profile.change('none');
   });
 
-  it.skipIf(NEEDS_RPC_BRANCH.has(preset)).each(CASES)('$name: the same answer as with no limits, or a 503 the preset forced', async (c) => {
+  it.each(CASES)('$name: the same answer as with no limits, or a 503 the preset forced', async (c) => {
     localnet.profile.change(preset);
     localnet.resetStats();
     const result = await login(url, c.path, secret(c.wallet), c.headers ?? {});
     const refused = localnet.stats().provider.refusedByReason;
     const answer = answerOf(result);
-    const forced = Object.keys(refused).some((reason) => FORCING[preset].includes(reason));
+    // Forced: refused in this login, or refused earlier under this preset and remembered by the gate
+    // (a method an endpoint refuses for good is not sent there again for RPC_REPROBE_MS).
+    const remembered = preset !== 'none' && /every RPC endpoint refuses this method/.test(String(result.body?.message));
+    const forced = remembered || Object.keys(refused).some((reason) => FORCING[preset].includes(reason));
     console.log(`[providers] ${preset} ${c.name}: ${answer.status} ${answer.error ?? ''} refused ${JSON.stringify(refused)}`);
     if (answer.status === 503 && forced) {
       expect(result.headers.get('retry-after')).not.toBeNull();

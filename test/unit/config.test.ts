@@ -33,6 +33,21 @@ describe('configuration', () => {
     expect(loadConfig({ ...BASE, LOGIN_TIMEOUT_MS: '1500', RPC_HEDGE_MS: '0' })).toMatchObject({ loginTimeoutMs: 1500, rpcHedgeMs: 0 });
   });
 
+  it("providers' limits: arrays on, no caps or budgets, refusals remembered 5 min, 64 MiB answers, 1 s rest after a bare 429", () => {
+    expect(loadConfig(BASE)).toMatchObject({
+      rpcBatch: true,
+      rpcBatchCaps: {},
+      rpcCallsPerSecond: 0,
+      rpcScansPerSecond: 0,
+      rpcReprobeMs: 300_000,
+      rpcMaxResponseBytes: 64 * 1024 * 1024,
+      rpcMinRetryAfterMs: 1000,
+    });
+    expect(
+      loadConfig({ ...BASE, RPC_BATCH: 'off', RPC_BATCH_CAPS: 'history:10, getTransaction:5', RPC_CALLS_PER_SECOND: '150', RPC_SCANS_PER_SECOND: '5', RPC_MIN_RETRY_AFTER_MS: '10000' }),
+    ).toMatchObject({ rpcBatch: false, rpcBatchCaps: { history: 10, getTransaction: 5 }, rpcCallsPerSecond: 150, rpcScansPerSecond: 5, rpcMinRetryAfterMs: 10_000 });
+  });
+
   it('collection bounds: COLLECTION_MAX_NFTS 500 and DAS_MAX_PAGES 5 by default, no DAS_URL; a bad DAS_URL is refused without echoing it', () => {
     expect(loadConfig(BASE)).toMatchObject({ collectionMaxNfts: 500, dasMaxPages: 5, dasUrl: undefined });
     expect(loadConfig({ ...BASE, COLLECTION_MAX_NFTS: '20', DAS_MAX_PAGES: '2', DAS_URL: 'https://das.example/?api-key=k' })).toMatchObject({ collectionMaxNfts: 20, dasMaxPages: 2, dasUrl: 'https://das.example/?api-key=k' });
@@ -93,6 +108,14 @@ describe('configuration', () => {
     [{ LOGIN_TIMEOUT_MS: '8s' }, 'LOGIN_TIMEOUT_MS'],
     [{ RPC_HEDGE_MS: '-1' }, 'RPC_HEDGE_MS'],
     [{ RPC_HEDGE_MS: '0.5' }, 'RPC_HEDGE_MS'],
+    [{ RPC_BATCH: 'no' }, 'RPC_BATCH'],
+    [{ RPC_BATCH_CAPS: 'history=10' }, 'RPC_BATCH_CAPS'],
+    [{ RPC_BATCH_CAPS: 'history:0' }, 'RPC_BATCH_CAPS'],
+    [{ RPC_BATCH_CAPS: 'history:101' }, 'RPC_BATCH_CAPS'],
+    [{ RPC_CALLS_PER_SECOND: '-5' }, 'RPC_CALLS_PER_SECOND'],
+    [{ RPC_REPROBE_MS: '999' }, 'RPC_REPROBE_MS'],
+    [{ RPC_MAX_RESPONSE_BYTES: '1000' }, 'RPC_MAX_RESPONSE_BYTES'],
+    [{ RPC_MIN_RETRY_AFTER_MS: '60001' }, 'RPC_MIN_RETRY_AFTER_MS'],
   ])('names the variable when %o is invalid', (override, variable) => {
     expect(variableOf({ ...BASE, ...override })).toBe(variable);
   });
