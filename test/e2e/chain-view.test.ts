@@ -250,6 +250,9 @@ describe('two endpoints (SOLANA_RPC_URL failover list)', () => {
       stale.faults.set({ mode: 'http500', count: 1 });
       expectToken(await login(gate.url, 'blacklist', secret('clean'), policy), 'blacklist', secret('clean'));
       // The current node answered (the stale one failed once): the gate knows how far the chain is.
+      // The stale node's cool-down from that failure (≤ 100 ms, jittered) passes first, so that when
+      // the current node fails next the stale one is the endpoint asked, not the one cooling longer.
+      await new Promise((resolve) => setTimeout(resolve, 300));
       fresh.faults.set({ mode: 'http500', count: 1 });
       stale.resetStats();
       expectRefusal(await login(gate.url, 'blacklist', buyer.secretKey, policy), 500, 'HOLDS_BANNED_TOKEN');
