@@ -70,6 +70,8 @@ export interface BudgetResult {
   connections: number;
   latencyMs: number;
   rate: number;
+  /** The RPC_PROFILE of each pass, in order. */
+  profiles: string[];
   rows: BudgetRow[];
 }
 
@@ -119,7 +121,7 @@ export async function providerBudget(options: BudgetOptions = {}): Promise<Budge
     await localnet.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  return { date: new Date().toISOString(), machine: machineLine(), wallets, connections, latencyMs, rate: options.rate ?? 100, rows };
+  return { date: new Date().toISOString(), machine: machineLine(), wallets, connections, latencyMs, rate: options.rate ?? 100, profiles, rows };
 }
 
 interface SignInResult {
@@ -230,11 +232,11 @@ export function renderBudget(result: BudgetResult): string[] {
   const lines = [
     '## Provider budget per feature',
     '',
-    `${result.date}, ${result.machine}. \`node dist/bench/provider-budget.js --wallets=${result.wallets}\`.`,
+    `${result.date}, ${result.machine}. \`node dist/bench/provider-budget.js --wallets=${result.wallets} --connections=${result.connections} --latency=${result.latencyMs} --rate=${result.rate} ${result.profiles.map((p) => `--profile=${p}`).join(' ')}\`.`,
     '',
     `Per row: a new gate process with the operator's named policy (POLICIES_FILE; bench/budget-chain.ts), warmed by ${WARM_UP_WALLETS} other wallets that pass (so it knows the policy's mint programs and the node's history horizon); then ${result.wallets} never-seen wallets whose chain state makes them pass (or fail) each sign in once at ${result.connections} connections ("first"), then the same wallets again on the same gate ("second": its caches warm). The local chain answers after ${result.latencyMs} ms and counts every JSON-RPC call (each batch member singly, as providers' per-call budgets do) and every HTTP request. Per login sent: calls, calls by method, HTTP requests, bytes of the JSON-RPC bodies (uncompressed), calls the provider profile refused; "calls/s at ${result.rate} logins/s" = ${result.rate} × calls per login (the budget to buy), HTTP requests likewise. Statuses are what the logins answered, 503s included: a row with 503s measured what those logins cost up to the refusal, not what a full answer costs.`,
     '',
-    `| target | typical policy | wallets | HOLDINGS_SCOPE | provider profile | sign-in | statuses | calls/login | by method (per login) | HTTP req/login | bytes sent / received per login | refused calls/login | calls/s at ${result.rate} logins/s | HTTP req/s at ${result.rate} logins/s |`,
+    `| target | typical policy | wallets (outcome: chain state) | HOLDINGS_SCOPE | provider profile | sign-in | statuses | calls/login | by method (per login) | HTTP req/login | bytes sent / received per login | refused calls/login | calls/s at ${result.rate} logins/s | HTTP req/s at ${result.rate} logins/s |`,
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of result.rows) {
