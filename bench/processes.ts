@@ -147,9 +147,13 @@ export interface RpcCounters {
   provider?: ProviderCounterSnapshot;
 }
 
-/** `env`: e.g. RPC_LATENCY_MS and RPC_REQUESTS_PER_SECOND (src/localnet/provider.ts). */
-export async function startLocalnetProcess(env: Record<string, string> = {}): Promise<LocalnetChild> {
-  const child = await startNode('localnet', 'src/localnet/main.js', { PORT: '0', HOST: '127.0.0.1', ...env }, (line) =>
+/**
+ * `env`: e.g. RPC_LATENCY_MS and RPC_REQUESTS_PER_SECOND (src/localnet/provider.ts). `script`: another
+ * entry that starts the local chain and prints the same URL line (bench/budget-chain.ts: with chain
+ * state built in its own process).
+ */
+export async function startLocalnetProcess(env: Record<string, string> = {}, script = 'src/localnet/main.js'): Promise<LocalnetChild> {
+  const child = await startNode('localnet', script, { PORT: '0', HOST: '127.0.0.1', ...env }, (line) =>
     /Solana JSON-RPC on (http:\/\/\S+)/.exec(line)?.[1],
   );
   const admin = async (route: string, body: Record<string, unknown>): Promise<Record<string, unknown>> => {

@@ -6,6 +6,7 @@ import { type LoginMemoryResult, renderLoginMemory } from './login-memory.js';
 import type { MemoryResult } from './memory.js';
 import { renderRuleBench, type RuleBenchResult } from './rule.js';
 import type { PairedFirstSignIns, ScenarioResult } from './scenarios.js';
+import { type BudgetResult, renderBudget } from './provider-budget.js';
 import { LAG_SAMPLING_MS, RSS_BAND_MB, SOAK_LOAD, SOAK_NONCE_TTL_SECONDS, type SoakResult } from './soak.js';
 
 /** bench/RESULTS.md from one run's figures. */
@@ -66,6 +67,8 @@ export interface BenchReport {
   command: string;
   /** The launch scenario (bench/launch.ts): first sign-ins at RPC latency, with and without provider limits (a request rate, provider profiles). */
   launch?: LaunchResult[];
+  /** bench/provider-budget.ts: JSON-RPC calls, HTTP requests and bytes per login for each feature, by provider profile. */
+  budget?: BudgetResult | undefined;
   /** The last `npm run bench -- --soak`, kept across other runs (it has its own date and machine). */
   soak?: SoakResult & { machine: MachineInfo };
   /** The previous full run's main figures, to say what changed (this report's section "Against the previous run"). */
@@ -364,6 +367,7 @@ export function renderReport(report: BenchReport): string {
   if (report.loginMemory) lines.push(renderLoginMemory(report.loginMemory));
   if (report.scopeCheck || report.holdingsReads) lines.push(...renderHoldingsScope(report));
   if (report.launch) lines.push(...renderLaunch(report.launch));
+  if (report.budget) lines.push(...renderBudget(report.budget));
   if (report.soak) lines.push(...renderSoak(report.soak));
   return lines.join('\n');
 }

@@ -12,6 +12,7 @@
  *   npm run bench -- --no-launch-profiles   the launch without its provider-profile runs (batches off, 150 calls/s)
  *   npm run bench -- --no-scope        without the holdings-scope runs: warm logins and a launch with HOLDINGS_SCOPE=ata
  *                                      beside the default (every token account), and bench/holdings-reads.ts
+ *   npm run bench -- --no-budget       without the provider budget per feature (bench/provider-budget.ts; alone: node dist/bench/provider-budget.js)
  *   npm run bench -- --render-only     rewrite RESULTS.md from RESULTS.json (after changing the report's layout)
  *   npm run bench -- --soak            only the soak (bench/soak.ts): 10 minutes of mixed traffic at 70 % of the
  *                                      capacity it measures first; adds its own section to RESULTS.md/.json,
@@ -35,6 +36,7 @@ import { runLoad } from './load.js';
 import { loginMemoryRun, type LoginMemoryResult } from './login-memory.js';
 import { memoryRun, type MemoryResult } from './memory.js';
 import { ruleBench, type RuleBenchResult } from './rule.js';
+import { providerBudget, type BudgetResult } from './provider-budget.js';
 import { BENCH_JWT_SECRET, sampleProcess, startBareUwsProcess, startGateProcess, startLocalnetProcess, type Child, type LocalnetChild } from './processes.js';
 import { type BareResult, renderReport, renderSoak, type BenchReport, type MachineInfo } from './report.js';
 import { SOAK_NONCE_TTL_SECONDS, soak } from './soak.js';
@@ -336,6 +338,13 @@ async function main(): Promise<void> {
     log(`rule: ${rule.cpuRatio.toFixed(2)}× the CPU per login of blacklist alone`);
   }
 
+  // What each feature costs the RPC provider per login, in calls and HTTP requests (its own local chain and gates).
+  let budget: BudgetResult | undefined;
+  if (!args.has('--no-budget')) {
+    log('provider budget: calls per login for each feature (bench/provider-budget.ts)');
+    budget = await providerBudget({ wallets: quick ? 50 : 200, log: (line) => log(`budget: ${line}`) });
+  }
+
   const report: BenchReport = {
     startedAt,
     finishedAt: new Date(),
@@ -359,6 +368,7 @@ async function main(): Promise<void> {
     steadyStateLogins: STEADY_LOGINS,
     wallets: WALLETS,
     durations: { main: MAIN_SEC, sweep: SWEEP_SEC },
+    budget,
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
   };
   const out = outArg ? outArg.slice('--out='.length) : defaultOut;
