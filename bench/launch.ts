@@ -97,6 +97,8 @@ export interface LaunchResult {
   rpcResponseBytesPerLogin?: number;
   /** The gate's HOLDINGS_SCOPE (which token accounts the blacklist counts: `all`, the default, or `ata`). */
   holdingsScope?: string;
+  /** The gate's settings for the run beyond HOLDINGS_SCOPE (e.g. RPC_CALLS_PER_SECOND), `NAME=value` joined by spaces; absent: none. */
+  gateSettings?: string;
   /** HTTP requests the provider answered 429. */
   rpcRateLimited: number;
   /** Calls the provider profile refused (each member of a refused array counts), and by reason. */
@@ -185,6 +187,7 @@ export async function launchScenario(options: LaunchOptions = {}): Promise<Launc
         rpcRequestBytesPerLogin: (rpc.requestBytes ?? 0) / Math.max(1, run.responses),
         rpcResponseBytesPerLogin: (rpc.responseBytes ?? 0) / Math.max(1, run.responses),
         holdingsScope: options.gateEnv?.HOLDINGS_SCOPE ?? 'all',
+        gateSettings: gateSettingsOf(options.gateEnv),
         rpcRateLimited: rpc.rateLimited ?? 0,
         rpcRefusedCalls: rpc.provider?.refusedCalls ?? 0,
         rpcRefusedByReason: (rpc.provider?.refusedByReason ?? {}) as Record<string, number>,
@@ -298,9 +301,16 @@ function unlimited(result: Pick<LaunchResult, 'requestsPerSecond' | 'profile'>):
 }
 
 /** The provider's limits of a run in a few words: its request rate and its profile. */
-function providerLimits(result: Pick<LaunchResult, 'requestsPerSecond' | 'profile'>): string {
+function providerLimits(result: Pick<LaunchResult, 'requestsPerSecond' | 'profile' | 'gateSettings'>): string {
   const parts = [...(result.requestsPerSecond > 0 ? [`${result.requestsPerSecond} requests/s`] : []), ...((result.profile ?? 'none') !== 'none' ? [`\`${result.profile}\``] : [])];
-  return parts.length ? parts.join(' + ') : 'none';
+  const limits = parts.length ? parts.join(' + ') : 'none';
+  return result.gateSettings ? `${limits}; gate \`${result.gateSettings}\`` : limits;
+}
+
+/** The gate's own settings of a run, beyond the scope the report shows in its own column. */
+function gateSettingsOf(gateEnv: Record<string, string> | undefined): string | undefined {
+  const settings = Object.entries(gateEnv ?? {}).filter(([name]) => name !== 'HOLDINGS_SCOPE' && name !== 'POLICIES_FILE');
+  return settings.length ? settings.map(([name, value]) => `${name}=${value}`).join(' ') : undefined;
 }
 
 /** Lines for a log or a report: the figures and each target, met or not. */
@@ -308,7 +318,7 @@ export function describeLaunch(result: LaunchResult): string[] {
   const rateLimit = result.requestsPerSecond === 0 ? 'no rate limit' : `rate limit ${result.requestsPerSecond} requests/s (${result.rpcRateLimited} answered 429)`;
   const refused = Object.entries(result.rpcRefusedByReason ?? {}).map(([reason, n]) => `${reason} ${n}`).join(', ');
   return [
-    `launch: ${result.wallets} never-seen wallets, ${result.connections} connections, RPC ${result.latencyMs} ms, ${rateLimit}, provider profile ${result.profileDescription ?? 'none'}, HOLDINGS_SCOPE=${result.holdingsScope ?? 'all'}, ${result.warmGate ? 'gate process warmed on other wallets and mints' : 'gate process just started'}`,
+    `launch: ${result.wallets} never-seen wallets, ${result.connections} connections, RPC ${result.latencyMs} ms, ${rateLimit}, provider profile ${result.profileDescription ?? 'none'}, HOLDINGS_SCOPE=${result.holdingsScope ?? 'all'}${result.gateSettings ? `, gate ${result.gateSettings}` : ''}, ${result.warmGate ? 'gate process warmed on other wallets and mints' : 'gate process just started'}`,
     `  ${result.loginsPerSecond.toFixed(0)} logins/s over ${result.durationSec.toFixed(2)} s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, max ${result.maxMs.toFixed(1)} ms`,
     `  statuses ${JSON.stringify(result.statusCounts)}, errors ${result.errors} (503: ${result.unavailable})`,
     `  RPC: ${result.rpcHttpRequests} HTTP requests (${result.rpcHttpPerLogin.toFixed(4)}/login), ${result.rpcCalls} JSON-RPC calls (${result.rpcCallsPerLogin.toFixed(4)}/login: ${JSON.stringify(result.rpcCallsByMethod ?? {})}), ${result.rpcRefusedCalls ?? 0} calls refused by the provider${refused ? ` (${refused})` : ''}, ${Math.round(result.rpcRequestBytesPerLogin ?? 0)} B sent / ${Math.round(result.rpcResponseBytesPerLogin ?? 0)} B received per login; gate ${result.gateCpuUsPerLogin.toFixed(0)} µs CPU/login`,
