@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
 import { BatchLimits, packBodies } from './batch-limits.js';
 import { CallBudget } from './call-budget.js';
+import { LearnedBudget } from './learned-budget.js';
 import { errorObject, isMethodRefusal, isMethodRefusalAnswer, isRateLimitError, refusesArray } from './provider-answers.js';
 import { type GateError, upstreamUnavailable } from '../errors.js';
 import { malformed, MalformedReply } from './replies.js';
@@ -39,7 +40,10 @@ import type { ChainObserver, HistoryHorizon } from './types.js';
  *     getProgramAccounts) each request waits for its members' share of the endpoint's budget before
  *     it is sent; when that wait leaves no time for the attempt before the deadline, its calls are
  *     answered 503 with Retry-After at once, and nothing is sent. While the budget is spent, the
- *     batch windows keep gathering (whenSlotFree).
+ *     batch windows keep gathering (whenSlotFree). Without RPC_CALLS_PER_SECOND, an endpoint's
+ *     first rate-limit refusal (an HTTP 429 or a member's error) sets a budget learned from the
+ *     calls sent to it in the second before (learned-budget.ts: cut on each refusal, grown each
+ *     second it was used without one, forgotten after a minute without any), paced the same way.
  *   - Methods refused for good (-32010, -32601, HTTP 410, a 403 carrying a JSON-RPC error, or 410/403
  *     as a member's error code): the method goes to the next endpoint at once and is not sent to
  *     this one for RPC_REPROBE_MS; the endpoint stays in use for other methods. A method every endpoint refuses fails at once.
@@ -208,6 +212,8 @@ export class RpcEndpoint {
   /** RPC_CALLS_PER_SECOND and RPC_SCANS_PER_SECOND at this endpoint (undefined: no cap). */
   readonly callBudget: CallBudget | undefined;
   readonly scanBudget: CallBudget | undefined;
+  /** Without RPC_CALLS_PER_SECOND: the budget its rate-limit refusals showed (learned-budget.ts). */
+  readonly learnedBudget = new LearnedBudget();
   /** Methods it refused for good (-32010, -32601, 410, 403), and until when (performance.now() ms) they are not sent to it. */
   private readonly refusedMethods = new Map<string, number>();
 
@@ -218,6 +224,11 @@ export class RpcEndpoint {
     this.batchLimits = new BatchLimits({ enabled: limits.batch, caps: limits.batchCaps, maxCalls: MAX_CALLS_PER_BODY, reprobeMs: limits.reprobeMs });
     this.callBudget = limits.callsPerSecond > 0 ? new CallBudget(limits.callsPerSecond) : undefined;
     this.scanBudget = limits.scansPerSecond > 0 ? new CallBudget(limits.scansPerSecond) : undefined;
+  }
+
+  /** The calls-per-second budget requests to it are paced by: RPC_CALLS_PER_SECOND, or the one learned from its refusals. */
+  budgetInForce(): CallBudget | undefined {
+    return this.callBudget ?? this.learnedBudget.budget();
   }
 
   /** Whether `method` is not to be sent here now (it was refused for good less than RPC_REPROBE_MS ago). */
@@ -500,7 +511,7 @@ export class RpcClient {
     let soonest = Infinity;
     for (const endpoint of this.endpoints) soonest = Math.min(soonest, endpoint.coolUntil);
     // While the call budget is spent, batches keep gathering: one call of many keys, not many calls.
-    const budgetWait = this.endpoints[this.current]!.callBudget?.waitFor(1) ?? 0;
+    const budgetWait = this.endpoints[this.current]!.budgetInForce()?.waitFor(1) ?? 0;
     if (budgetWait > 0 && budgetWait <= MAX_WAIT_MS && (soonest <= at || soonest - at > MAX_WAIT_MS)) {
       setTimeout(() => this.whenSlotFree(watcher), Math.ceil(budgetWait));
       return;
@@ -735,6 +746,7 @@ export class RpcClient {
       const left = deadline - startedAt;
       if (left <= 0) return { kind: 'failed', reason: NO_TIME_TO_RETRY, permanent: false, retryAfterMs: 0, blame: 'none' };
       this.counters.httpRequests++;
+      endpoint.learnedBudget.sent(members.length);
       for (const member of members) {
         this.counters.rpcCalls[member.method] = (this.counters.rpcCalls[member.method] ?? 0) + 1;
         this.observer.rpcCall?.(member.method);
@@ -774,7 +786,7 @@ export class RpcClient {
       }
     };
     // Without a call budget the request goes straight to the concurrency limit (no extra turns).
-    const budgeted = endpoint.callBudget !== undefined || endpoint.scanBudget !== undefined;
+    const budgeted = endpoint.budgetInForce() !== undefined || endpoint.scanBudget !== undefined;
     const done = (budgeted ? paced() : run()).then((reply) => ('kind' in reply ? reply : this.interpret(reply, members, endpoint)));
     return { endpoint, done, abort: () => controller.abort(ABORT_LOST) };
   }
@@ -786,13 +798,14 @@ export class RpcClient {
    * wait as Retry-After (nothing taken).
    */
   private budgetWait(endpoint: RpcEndpoint, members: Member[], deadline: number): number | AttemptResult {
-    const { callBudget, scanBudget } = endpoint;
+    const { scanBudget } = endpoint;
+    const callBudget = endpoint.budgetInForce();
     if (callBudget === undefined && scanBudget === undefined) return 0;
     const scans = scanBudget === undefined ? 0 : members.filter((member) => member.method === 'getProgramAccounts').length;
     const waitMs = Math.max(callBudget?.waitFor(members.length) ?? 0, scans > 0 ? scanBudget!.waitFor(scans) : 0);
     if (waitMs > 0 && now() + waitMs + this.minAttemptMs > deadline) {
       this.counters.budgetRefusedCalls += members.length;
-      const reason = `the RPC call budget (RPC_CALLS_PER_SECOND / RPC_SCANS_PER_SECOND) cannot send this within LOGIN_TIMEOUT_MS (${Math.ceil(waitMs)} ms queued)`;
+      const reason = `the RPC call budget (RPC_CALLS_PER_SECOND / RPC_SCANS_PER_SECOND, or as learned from the provider's refusals) cannot send this within LOGIN_TIMEOUT_MS (${Math.ceil(waitMs)} ms queued)`;
       return { kind: 'failed', reason, permanent: false, retryAfterMs: Math.max(waitMs, 1000), blame: 'none', refusal: 'budget' };
     }
     callBudget?.take(members.length);
@@ -873,7 +886,10 @@ export class RpcClient {
         return;
       }
       if (result.blame === 'none') return;
-      if (result.reason.includes('429')) this.counters.rateLimitedCalls += members.length;
+      if (result.reason.includes('429')) {
+        this.counters.rateLimitedCalls += members.length;
+        endpoint.learnedBudget.refused();
+      }
       this.counters.errors++;
       const kind = failureKind(result.reason);
       for (const member of members) this.observer.rpcError?.(member.method, kind);
@@ -903,6 +919,7 @@ export class RpcClient {
       if (!verdict.permanent && verdict.catchUpMs === undefined) retryable = true;
     });
     if (rateLimited) {
+      endpoint.learnedBudget.refused();
       this.limiter.overloaded();
       this.markFailed(endpoint, this.minRetryAfterMs);
     } else if (retryable) {

@@ -221,5 +221,21 @@ describe('a budget of 150 calls per second, every batch member counted', () => {
     console.log('per-call budget:', JSON.stringify({ statuses: counts, calls: provider.calls, httpRequests: provider.httpRequests, refusedCalls: provider.refusedCalls, reasons: provider.refusedByReason, byMethod: provider.refusedByMethod, refusedRequests: provider.refusedRequests }));
     expect(provider.refusedCalls).toBeLessThanOrEqual(provider.calls * 0.05);
   }, 180_000);
+
+  it('without RPC_CALLS_PER_SECOND the gate learns the budget from the first refusals: the same 600 sign-ins, ≤ 5 % of calls refused', async () => {
+    chain.profile.change('per-call-budget');
+    const target = await gate(chain.url, {});
+    chain.resetStats();
+    const results = await inParallel(600, 64, () => firstBlacklistSignIn(target));
+    const counts = statuses(results);
+    for (const result of results.filter((answer) => answer.status !== 200)) {
+      expect([result.status, result.body.error]).toEqual([503, 'UPSTREAM_UNAVAILABLE']);
+      expect(Number(result.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect(counts[200] ?? 0).toBeGreaterThanOrEqual(Math.ceil(600 * 0.97));
+    const provider = chain.stats().provider;
+    console.log('learned budget:', JSON.stringify({ statuses: counts, calls: provider.calls, refusedCalls: provider.refusedCalls, reasons: provider.refusedByReason }));
+    expect(provider.refusedCalls).toBeLessThanOrEqual(provider.calls * 0.05);
+  }, 180_000);
 });
 

@@ -1,0 +1,96 @@
+import { CallBudget } from './call-budget.js';
+
+/**
+ * A provider's budget in calls per second, learned from its refusals, for an endpoint without
+ * RPC_CALLS_PER_SECOND. Providers that sell calls count every batch member and refuse the overflow
+ * (HTTP 429, or rate-limit errors inside a 200); an unpaced client keeps sending at its own rate,
+ * rests, and sends a burst again, so a share of every second's calls is refused and retried. Here
+ * the first refusal sets a budget from what was sent in the second before it (the provider's budget
+ * is below that), and pacing (call-budget.ts) keeps the client under it:
+ *
+ * - a refusal with no learned budget: DISCOVERY_SHARE of the calls sent in the last second;
+ * - a refusal under a learned budget: CUT of it (at most once per CUT_INTERVAL_MS, since one
+ *   overflowing window refuses many calls at once);
+ * - each second without a refusal while the budget was used: + GROWTH of it (a plan may be larger
+ *   than the first guess, or the provider's other clients quieter);
+ * - FORGET_MS without any refusal: the budget is dropped, and the client sends unpaced again.
+ *
+ * An additive-increase, multiplicative-decrease loop, as TCP does for a path's capacity: refusals
+ * come once per climb instead of every second.
+ */
+export class LearnedBudget {
+  static readonly DISCOVERY_SHARE = 0.85;
+  static readonly CUT = 0.8;
+  static readonly CUT_INTERVAL_MS = 1000;
+  static readonly GROWTH = 0.05;
+  static readonly FORGET_MS = 60_000;
+  /** Calls sent per BUCKET_MS over the last WINDOW_MS. */
+  private static readonly WINDOW_MS = 1000;
+  private static readonly BUCKET_MS = 100;
+
+  private current: CallBudget | undefined;
+  private readonly buckets = new Float64Array(LearnedBudget.WINDOW_MS / LearnedBudget.BUCKET_MS);
+  private bucketAt = 0;
+  private lastRefusalAt = -Infinity;
+  private grownAt = -Infinity;
+  /** Calls sent since the budget last grew (whether it was used enough to grow). */
+  private sentSinceGrowth = 0;
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** The budget in force (undefined: none learned, or forgotten). */
+  budget(): CallBudget | undefined {
+    const current = this.current;
+    if (current === undefined) return undefined;
+    const at = this.now();
+    if (at - this.lastRefusalAt > LearnedBudget.FORGET_MS) {
+      this.current = undefined;
+      return undefined;
+    }
+    if (at - this.grownAt >= 1000) {
+      const seconds = Math.floor((at - this.grownAt) / 1000);
+      // Grow only a budget that was used: an idle second says nothing about the provider's.
+      if (this.sentSinceGrowth >= current.perSecond * CallBudget.HEADROOM * 0.8 * seconds) {
+        this.current = new CallBudget(Math.ceil(current.perSecond * (1 + LearnedBudget.GROWTH) ** seconds), this.now);
+      }
+      this.grownAt = at;
+      this.sentSinceGrowth = 0;
+    }
+    return this.current;
+  }
+
+  /** The calls per second in force (0: none). */
+  perSecond(): number {
+    return this.budget()?.perSecond ?? 0;
+  }
+
+  /** `calls` calls were sent now. */
+  sent(calls: number): void {
+    this.advance(this.now());
+    this.buckets[this.bucketAt % this.buckets.length]! += calls;
+    this.sentSinceGrowth += calls;
+  }
+
+  /** The provider refused calls for their rate (HTTP 429, or rate-limit errors inside a 200). */
+  refused(): void {
+    const at = this.now();
+    const sinceLast = at - this.lastRefusalAt;
+    this.lastRefusalAt = at;
+    if (this.current !== undefined && sinceLast < LearnedBudget.CUT_INTERVAL_MS) return;
+    this.advance(at);
+    const lastSecond = this.buckets.reduce((sum, calls) => sum + calls, 0);
+    const next = this.current === undefined ? lastSecond * LearnedBudget.DISCOVERY_SHARE : this.current.perSecond * LearnedBudget.CUT;
+    this.current = new CallBudget(Math.max(1, Math.floor(next)), this.now);
+    this.grownAt = at;
+    this.sentSinceGrowth = 0;
+  }
+
+  /** Moves the ring to the bucket of `at`, clearing the buckets passed over. */
+  private advance(at: number): void {
+    const bucket = Math.floor(at / LearnedBudget.BUCKET_MS);
+    if (bucket === this.bucketAt) return;
+    const steps = Math.min(this.buckets.length, bucket - this.bucketAt);
+    for (let step = 1; step <= steps; step++) this.buckets[(this.bucketAt + step) % this.buckets.length] = 0;
+    this.bucketAt = bucket;
+  }
+}
