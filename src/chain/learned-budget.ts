@@ -8,7 +8,8 @@ import { CallBudget } from './call-budget.js';
  * the first refusal sets a budget from what was sent in the second before it (the provider's budget
  * is below that), and pacing (call-budget.ts) keeps the client under it:
  *
- * - a refusal with no learned budget: DISCOVERY_SHARE of the calls sent in the last second;
+ * - a refusal with no learned budget: the calls the provider accepted in the last second (sent,
+ *   less those it refused), which is its budget when the client sent more than it;
  * - a refusal under a learned budget: CUT of it (at most once per CUT_INTERVAL_MS, since one
  *   overflowing window refuses many calls at once);
  * - each second without a refusal while the budget was used: + GROWTH of it (a plan may be larger
@@ -19,7 +20,6 @@ import { CallBudget } from './call-budget.js';
  * come once per climb instead of every second.
  */
 export class LearnedBudget {
-  static readonly DISCOVERY_SHARE = 0.85;
   static readonly CUT = 0.8;
   static readonly CUT_INTERVAL_MS = 1000;
   static readonly GROWTH = 0.05;
@@ -30,6 +30,8 @@ export class LearnedBudget {
 
   private current: CallBudget | undefined;
   private readonly buckets = new Float64Array(LearnedBudget.WINDOW_MS / LearnedBudget.BUCKET_MS);
+  /** Calls refused for their rate per BUCKET_MS, over the same window. */
+  private readonly refusedBuckets = new Float64Array(LearnedBudget.WINDOW_MS / LearnedBudget.BUCKET_MS);
   private bucketAt = 0;
   private lastRefusalAt = -Infinity;
   private grownAt = -Infinity;
@@ -51,7 +53,7 @@ export class LearnedBudget {
       const seconds = Math.floor((at - this.grownAt) / 1000);
       // Grow only a budget that was used: an idle second says nothing about the provider's.
       if (this.sentSinceGrowth >= current.perSecond * CallBudget.HEADROOM * 0.8 * seconds) {
-        this.current = new CallBudget(Math.ceil(current.perSecond * (1 + LearnedBudget.GROWTH) ** seconds), this.now);
+        current.perSecond = Math.ceil(current.perSecond * (1 + LearnedBudget.GROWTH) ** seconds);
       }
       this.grownAt = at;
       this.sentSinceGrowth = 0;
@@ -71,16 +73,29 @@ export class LearnedBudget {
     this.sentSinceGrowth += calls;
   }
 
-  /** The provider refused calls for their rate (HTTP 429, or rate-limit errors inside a 200). */
-  refused(): void {
+  /** The provider refused `calls` calls for their rate (HTTP 429, or rate-limit errors inside a 200). */
+  refused(calls: number): void {
     const at = this.now();
+    this.advance(at);
+    this.refusedBuckets[this.bucketAt % this.refusedBuckets.length]! += calls;
     const sinceLast = at - this.lastRefusalAt;
     this.lastRefusalAt = at;
     if (this.current !== undefined && sinceLast < LearnedBudget.CUT_INTERVAL_MS) return;
-    this.advance(at);
-    const lastSecond = this.buckets.reduce((sum, calls) => sum + calls, 0);
-    const next = this.current === undefined ? lastSecond * LearnedBudget.DISCOVERY_SHARE : this.current.perSecond * LearnedBudget.CUT;
-    this.current = new CallBudget(Math.max(1, Math.floor(next)), this.now);
+    const sum = (buckets: Float64Array): number => buckets.reduce((total, n) => total + n, 0);
+    const accepted = sum(this.buckets) - sum(this.refusedBuckets);
+    const next = Math.max(1, Math.floor(this.current === undefined ? accepted : this.current.perSecond * LearnedBudget.CUT));
+    // A budget changes in place: its bookings stay, so the new rate counts what was just sent.
+    if (this.current === undefined) {
+      // What was sent unpaced in the last second still fills the provider's window.
+      this.current = new CallBudget(next, this.now);
+      const count = this.buckets.length;
+      for (let back = count - 1; back >= 0; back--) {
+        const calls = this.buckets[(this.bucketAt - back) % count]!;
+        if (calls > 0) this.current.record((this.bucketAt - back) * LearnedBudget.BUCKET_MS, calls);
+      }
+    } else {
+      this.current.perSecond = next;
+    }
     this.grownAt = at;
     this.sentSinceGrowth = 0;
   }
@@ -90,7 +105,10 @@ export class LearnedBudget {
     const bucket = Math.floor(at / LearnedBudget.BUCKET_MS);
     if (bucket === this.bucketAt) return;
     const steps = Math.min(this.buckets.length, bucket - this.bucketAt);
-    for (let step = 1; step <= steps; step++) this.buckets[(this.bucketAt + step) % this.buckets.length] = 0;
+    for (let step = 1; step <= steps; step++) {
+      this.buckets[(this.bucketAt + step) % this.buckets.length] = 0;
+      this.refusedBuckets[(this.bucketAt + step) % this.refusedBuckets.length] = 0;
+    }
     this.bucketAt = bucket;
   }
 }

@@ -733,12 +733,15 @@ export class RpcClient {
    */
   private send(endpoint: RpcEndpoint, body: string, members: Member[], deadline: number, limited: boolean, onSent?: () => void): Exchange {
     const controller = new AbortController();
-    const run = (): Promise<AttemptResult | RawReply> => (limited ? this.limiter.run(exchange) : exchange());
+    // Paced inside the concurrency slot: the calls are booked in the budget when nothing but the
+    // budget's own wait stands between them and the wire. Booked before a wait for a slot, a request
+    // held there (a round trip or more) would land in the provider's next window beside the
+    // requests booked for it, and a window would hold more than the budget.
     const paced = async (): Promise<AttemptResult | RawReply> => {
       const waitMs = this.budgetWait(endpoint, members, deadline);
       if (typeof waitMs !== 'number') return waitMs;
       if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-      return run();
+      return exchange();
     };
     const exchange = async (): Promise<AttemptResult | RawReply> => {
       if (controller.signal.aborted) return LOST;
@@ -787,7 +790,8 @@ export class RpcClient {
     };
     // Without a call budget the request goes straight to the concurrency limit (no extra turns).
     const budgeted = endpoint.budgetInForce() !== undefined || endpoint.scanBudget !== undefined;
-    const done = (budgeted ? paced() : run()).then((reply) => ('kind' in reply ? reply : this.interpret(reply, members, endpoint)));
+    const attempt = budgeted ? paced : exchange;
+    const done = (limited ? this.limiter.run(attempt) : attempt()).then((reply) => ('kind' in reply ? reply : this.interpret(reply, members, endpoint)));
     return { endpoint, done, abort: () => controller.abort(ABORT_LOST) };
   }
 
@@ -888,7 +892,7 @@ export class RpcClient {
       if (result.blame === 'none') return;
       if (result.reason.includes('429')) {
         this.counters.rateLimitedCalls += members.length;
-        endpoint.learnedBudget.refused();
+        endpoint.learnedBudget.refused(members.length);
       }
       this.counters.errors++;
       const kind = failureKind(result.reason);
@@ -898,7 +902,7 @@ export class RpcClient {
     }
     if (members.length > 1) endpoint.batchLimits.answered(members.map((member) => member.method));
     let retryable = false;
-    let rateLimited = false;
+    let rateLimited = 0;
     result.verdicts.forEach((verdict, i) => {
       if (verdict.ok) return;
       const method = members[i]!.method;
@@ -906,7 +910,7 @@ export class RpcClient {
         // Over a budget that counts calls: slow down as for an HTTP 429, not a failure of the node.
         this.counters.rateLimitedCalls++;
         this.observer.rpcError?.(method, 'rate_limited');
-        rateLimited = true;
+        rateLimited++;
         return;
       }
       if (verdict.methodRefused) {
@@ -918,8 +922,8 @@ export class RpcClient {
       // A node a few slots short of one call's minimum is not failing: the others use it on.
       if (!verdict.permanent && verdict.catchUpMs === undefined) retryable = true;
     });
-    if (rateLimited) {
-      endpoint.learnedBudget.refused();
+    if (rateLimited > 0) {
+      endpoint.learnedBudget.refused(rateLimited);
       this.limiter.overloaded();
       this.markFailed(endpoint, this.minRetryAfterMs);
     } else if (retryable) {

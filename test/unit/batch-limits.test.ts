@@ -58,21 +58,49 @@ describe('BatchLimits', () => {
 });
 
 describe('CallBudget', () => {
-  it('lets a tenth of 90 % of the budget go at once, then paces so no second holds more than the budget', () => {
+  it('books calls so that no window of a second holds more than 90 % of the budget, as a provider counts them', () => {
     let at = 0;
-    const budget = new CallBudget(100, () => at);
-    expect(budget.take(9)).toBe(0);
-    // The bucket is empty: the next 81 calls are spread over the rest of the second.
-    const wait = budget.take(81);
-    expect(wait).toBeGreaterThan(900);
-    expect(wait).toBeLessThanOrEqual(1000);
-    at = 2000;
-    expect(budget.waitFor(9)).toBe(0);
+    const budget = new CallBudget(150, () => at);
+    // 135 planned: two 67-call batches fit one window; the third waits for the first to leave it.
+    expect(budget.take(67)).toBe(0);
+    expect(budget.take(67)).toBe(0);
+    expect(budget.take(67)).toBe(1050);
+    at = 500;
+    // Booked behind the third (at 1000), and the second (at 0) leaves the window at 1000.
+    expect(budget.waitFor(60)).toBe(550);
   });
 
-  it('waitFor() tells the queue ahead without taking anything', () => {
+  it('in any window, the calls booked stay within the plan, whatever the sizes and the moments (property)', () => {
+    let at = 0;
+    const budget = new CallBudget(150, () => at);
+    const booked: [number, number][] = [];
+    let seed = 7;
+    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let i = 0; i < 2000; i++) {
+      at += random() * 40;
+      const calls = 1 + Math.floor(random() * 100);
+      booked.push([at + budget.take(calls), calls]);
+    }
+    for (const [time] of booked) {
+      const inWindow = booked.filter(([other]) => other > time - 1000 && other <= time).reduce((sum, [, calls]) => sum + calls, 0);
+      expect(inWindow).toBeLessThanOrEqual(135);
+    }
+    // Booked in order: first come, first served.
+    for (let i = 1; i < booked.length; i++) expect(booked[i]![0]).toBeGreaterThanOrEqual(booked[i - 1]![0]);
+  });
+
+  it('a request larger than the whole plan goes alone, once the window before it is empty', () => {
+    let at = 0;
+    const budget = new CallBudget(100, () => at);
+    expect(budget.take(10)).toBe(0);
+    at = 100;
+    expect(budget.take(200)).toBe(950);
+    expect(budget.waitFor(1)).toBe(2000);
+  });
+
+  it('waitFor() tells the queue ahead without booking anything', () => {
     const budget = new CallBudget(10, () => 0);
-    budget.take(1);
+    budget.take(9);
     const first = budget.waitFor(5);
     expect(budget.waitFor(5)).toBe(first);
     budget.take(5);
