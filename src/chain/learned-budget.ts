@@ -12,8 +12,10 @@ import { CallBudget } from './call-budget.js';
  *   less those it refused), which is its budget when the client sent more than it;
  * - a refusal under a learned budget: CUT of it (at most once per CUT_INTERVAL_MS, since one
  *   overflowing window refuses many calls at once);
- * - each second without a refusal while the budget was used: + GROWTH of it (a plan may be larger
- *   than the first guess, or the provider's other clients quieter);
+ * - each second without a refusal while the budget was used, from GROWTH_AFTER_MS after the last
+ *   refusal: + GROWTH of it (a plan may be larger than the first guess, or the provider's other
+ *   clients quieter); sooner, growth would take it back over the provider's budget within a few
+ *   seconds of each cut;
  * - FORGET_MS without any refusal: the budget is dropped, and the client sends unpaced again.
  *
  * An additive-increase, multiplicative-decrease loop, as TCP does for a path's capacity: refusals
@@ -23,6 +25,7 @@ export class LearnedBudget {
   static readonly CUT = 0.8;
   static readonly CUT_INTERVAL_MS = 1000;
   static readonly GROWTH = 0.05;
+  static readonly GROWTH_AFTER_MS = 5000;
   static readonly FORGET_MS = 60_000;
   /** Calls sent per BUCKET_MS over the last WINDOW_MS. */
   private static readonly WINDOW_MS = 1000;
@@ -49,7 +52,10 @@ export class LearnedBudget {
       this.current = undefined;
       return undefined;
     }
-    if (at - this.grownAt >= 1000) {
+    if (at - this.lastRefusalAt < LearnedBudget.GROWTH_AFTER_MS) {
+      this.grownAt = at;
+      this.sentSinceGrowth = 0;
+    } else if (at - this.grownAt >= 1000) {
       const seconds = Math.floor((at - this.grownAt) / 1000);
       // Grow only a budget that was used: an idle second says nothing about the provider's.
       if (this.sentSinceGrowth >= current.perSecond * CallBudget.HEADROOM * 0.8 * seconds) {

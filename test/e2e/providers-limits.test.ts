@@ -112,18 +112,23 @@ describe('at most 10 history calls per array', () => {
     return wallet.secretKey;
   }
 
+  /** Each wallet signs in to timelock (held ≥ 30 days) at once. */
+  function timelockSignIns(url: string, wallets: Uint8Array[]) {
+    const policy = { required_mint: lock, mint_amount: THOUSAND, min_hold_duration_days: '30' };
+    return Promise.all(
+      wallets.map(async (secretKey) => {
+        const { nonce, mechanism } = await getNonce(url, 'timelock');
+        return get(`${url}/x404_auth/timelock`, { ...signedHeaders(secretKey, nonce, 'timelock', mechanism), ...policy });
+      }),
+    );
+  }
+
   it('40 concurrent timelock sign-ins all get their token, none 503', async () => {
     chain.profile.change('history-batch-10');
     const wallets = Array.from({ length: 40 }, () => longHolder());
     const target = await gate(chain.url);
     chain.resetStats();
-    const policy = { required_mint: lock, mint_amount: THOUSAND, min_hold_duration_days: '30' };
-    const results = await Promise.all(
-      wallets.map(async (secretKey) => {
-        const { nonce, mechanism } = await getNonce(target.url, 'timelock');
-        return get(`${target.url}/x404_auth/timelock`, { ...signedHeaders(secretKey, nonce, 'timelock', mechanism), ...policy });
-      }),
-    );
+    const results = await timelockSignIns(target.url, wallets);
     expect(statuses(results)).toEqual({ 200: 40 });
     results.forEach((result, i) => expectToken(result, 'timelock', wallets[i]!));
   }, 120_000);
@@ -133,13 +138,7 @@ describe('at most 10 history calls per array', () => {
     const wallets = Array.from({ length: 20 }, () => longHolder());
     const target = await gate(chain.url, { RPC_BATCH_CAPS: 'history:10' });
     chain.resetStats();
-    const policy = { required_mint: lock, mint_amount: THOUSAND, min_hold_duration_days: '30' };
-    const results = await Promise.all(
-      wallets.map(async (secretKey) => {
-        const { nonce, mechanism } = await getNonce(target.url, 'timelock');
-        return get(`${target.url}/x404_auth/timelock`, { ...signedHeaders(secretKey, nonce, 'timelock', mechanism), ...policy });
-      }),
-    );
+    const results = await timelockSignIns(target.url, wallets);
     expect(statuses(results)).toEqual({ 200: 20 });
     expect(chain.stats().provider.refusedCalls).toBe(0);
   }, 120_000);

@@ -43,11 +43,16 @@ describe('a call budget learned from a provider\'s refusals', () => {
     expect(learned.perSecond()).toBe(Math.floor(170 * LearnedBudget.CUT));
   });
 
-  it('grows by a twentieth for each second it was used without a refusal, and not while idle', () => {
+  it('grows by a twentieth for each second it was used without a refusal, from five seconds after the last one, and not while idle', () => {
     const { learned, advance } = budgetAt();
     learned.sent(200);
     learned.refused(30);
     expect(learned.perSecond()).toBe(170);
+    for (let second = 1; second < 5; second++) {
+      learned.sent(150);
+      advance(1000);
+      expect(learned.perSecond()).toBe(170);
+    }
     // Used: 90 % of the budget is what pacing lets through.
     learned.sent(150);
     advance(1000);
