@@ -20,6 +20,7 @@ import { solTransfer, tokenTransfer } from '../src/localnet/recipes.js';
 import { startLocalnet } from '../src/localnet/server.js';
 import { type ChainState, labelAddress } from '../src/localnet/state.js';
 import { benchWallets, walletSeeds } from './wallets.js';
+import { exampleLaunchRule } from './example-rule.js';
 
 /** Warm-up wallets per target: they teach a fresh gate the policy's mint programs and the node's horizon. */
 export const WARM_UP_WALLETS = 16;
@@ -216,22 +217,7 @@ export function writeBudgetPolicies(dir: string, wallets: number): string {
     collection: { launch: { collections: [BUDGET_COLLECTION] } },
     // bench/rule.ts's example rule (docs/rules.md), with a collection that exists on this chain.
     rules: {
-      [BUDGET_RULE]: {
-        all: [
-          { feature: 'blacklist', policy: 'launch' },
-          { feature: 'age', min_wallet_age_days: '30' },
-          { any: [{ feature: 'collection', collections: [BUDGET_COLLECTION] }, { wallets: 'snapshot.txt' }] },
-          { not: { wallets: 'denied.txt' } },
-          {
-            atLeast: 2,
-            of: [
-              { feature: 'tier', tier_config: { bronze: { mint: BUDGET_MINTS.tier, amount: TIER.bronze } } },
-              { feature: 'activity', min_transactions: '5', time_period_days: '30' },
-              { feature: 'nodebt' },
-            ],
-          },
-        ],
-      },
+      [BUDGET_RULE]: exampleLaunchRule({ collection: BUDGET_COLLECTION, tierMint: BUDGET_MINTS.tier, tierAmount: TIER.bronze }),
     },
   };
   const file = `${dir}policies.json`;

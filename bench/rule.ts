@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { BENCH_JWT_SECRET, type LocalnetChild, startGateProcess, startLocalnetProcess } from './processes.js';
 import { type BenchContext, loginBudget, loginScenario, prepareLogins, type ScenarioResult, warmUp } from './scenarios.js';
 import { benchWallets, type BenchWallet, FEATURE } from './wallets.js';
+import { exampleLaunchRule } from './example-rule.js';
 
 export const RULE = 'launch';
 const WALLETS = 1000;
@@ -75,22 +76,7 @@ async function setUpRuleChain(localnet: LocalnetChild, wallets: BenchWallet[], d
   const policies = {
     blacklist: { launch: { excluded_mints: [banned], max_holdings: {} } },
     rules: {
-      [RULE]: {
-        all: [
-          { feature: 'blacklist', policy: 'launch' },
-          { feature: 'age', min_wallet_age_days: '30' },
-          { any: [{ feature: 'collection', collections: [collection] }, { wallets: 'snapshot.txt' }] },
-          { not: { wallets: 'denied.txt' } },
-          {
-            atLeast: 2,
-            of: [
-              { feature: 'tier', tier_config: { bronze: { mint: tierMint, amount: TIER_AMOUNT } } },
-              { feature: 'activity', min_transactions: '5', time_period_days: '30' },
-              { feature: 'nodebt' },
-            ],
-          },
-        ],
-      },
+      [RULE]: exampleLaunchRule({ collection, tierMint, tierAmount: TIER_AMOUNT }),
     },
   };
   const policiesFile = `${dir}policies.json`;
