@@ -6,19 +6,19 @@
  * accounts by label), so this process and the local chain's process agree without talking.
  *
  * Run as the local chain's process (`startLocalnetProcess(env, 'bench/budget-chain.js')`): it
- * starts the local chain with its demo fixture (src/localnet/server.ts), adds the state for
- * BUDGET_WALLETS wallets per family, and prints the URL line src/localnet/main.ts prints. The admin
+ * starts the local chain with its demo fixture (packages/localnet/src/server.ts), adds the state for
+ * BUDGET_WALLETS wallets per family, and prints the URL line packages/localnet/src/main.ts prints. The admin
  * API cannot build histories of token transfers, lending obligations or NFTs, so the state is built
  * here with the local chain's own recipes.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { editionPda, metadataAccount, metadataPda, TOKEN_STANDARD } from '../src/localnet/collections/metaplex.js';
-import { DEMO_COLLECTIONS } from '../src/localnet/collections/fixture.js';
-import { providerSettingsFromEnv } from '../src/localnet/provider.js';
-import { solTransfer, tokenTransfer } from '../src/localnet/recipes.js';
-import { startLocalnet } from '../src/localnet/server.js';
-import { type ChainState, labelAddress } from '../src/localnet/state.js';
+import { editionPda, metadataAccount, metadataPda, TOKEN_STANDARD } from 'x404-localnet/collections/metaplex.js';
+import { DEMO_COLLECTIONS } from 'x404-localnet/collections/fixture.js';
+import { providerSettingsFromEnv } from 'x404-localnet/provider.js';
+import { solTransfer, tokenTransfer } from 'x404-localnet/recipes.js';
+import { startLocalnet } from 'x404-localnet/server.js';
+import { type ChainState, labelAddress } from 'x404-localnet/state.js';
 import { benchWallets, walletSeeds } from './wallets.js';
 import { exampleLaunchRule } from './example-rule.js';
 

@@ -16,8 +16,8 @@ import { countTokenNfts } from '../src/collection/token-nfts.js';
 import { clearMetadataCache, deriveMetadataAddress, metadataAddress } from '../src/collection/token-metadata.js';
 import { TOKEN_PROGRAM_ID } from '../src/chain/programs.js';
 import type { AccountInfo, ChainReader, OwnedTokenAccount } from '../src/chain/types.js';
-import { encodeMint } from '../src/localnet/layouts.js';
-import { metadataAccount, TOKEN_STANDARD } from '../src/localnet/collections/metaplex.js';
+import { encodeMint } from 'x404-localnet/layouts.js';
+import { metadataAccount, TOKEN_STANDARD } from 'x404-localnet/collections/metaplex.js';
 import { microsPerCall, randomAddresses } from './micro.js';
 
 // ---- PDAs
@@ -59,7 +59,7 @@ const coldCheck = await millisPerCheck(true, 20);
 const warmCheck = await millisPerCheck(false, 20);
 
 // ---- local chain start: fresh processes, demo state with and without the collection NFTs.
-const fixture = fileURLToPath(new URL('../src/localnet/fixture.js', import.meta.url));
+const fixture = fileURLToPath(new URL('x404-localnet/fixture.js', import.meta.url));
 function buildMs(collections: boolean): number {
   const script = `const t = performance.now(); const { buildDemoState } = await import(${JSON.stringify(fixture)}); buildDemoState({ collections: ${collections} }); console.log(performance.now() - t);`;
   const runs = Array.from({ length: 5 }, () => Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim()));

@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeProfile, profileFromEnv, type ProfileSettings } from '../src/localnet/provider-profile.js';
+import { describeProfile, profileFromEnv, type ProfileSettings } from 'x404-localnet/provider-profile.js';
 import { setUpChain } from './chain-fixture.js';
 import { runLoad } from './load.js';
 import { BENCH_JWT_SECRET, type Child, type LocalnetChild, sampleProcess, startGateProcess, startLocalnetProcess } from './processes.js';

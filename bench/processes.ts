@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ProviderCounterSnapshot } from '../src/localnet/provider-stats.js';
+import type { ProviderCounterSnapshot } from 'x404-localnet/provider-stats.js';
 
 /**
  * The processes under test, each in its own OS process so that its CPU time and RSS can be read
@@ -10,6 +10,8 @@ import type { ProviderCounterSnapshot } from '../src/localnet/provider-stats.js'
  */
 
 const DIST_ROOT = fileURLToPath(new URL('../', import.meta.url)); // dist/
+/** The local chain's entry (packages/localnet), relative to dist/. */
+const LOCALNET_MAIN = '../packages/localnet/dist/main.js';
 const CLOCK_TICKS_PER_SECOND = readClockTicks();
 
 export interface Child {
@@ -136,23 +138,23 @@ export interface LocalnetChild extends Child {
 export interface RpcCounters {
   httpRequests: number;
   calls: Record<string, number>;
-  /** HTTP requests the provider simulation answered 429 (src/localnet/provider.ts). */
+  /** HTTP requests the provider simulation answered 429 (packages/localnet/src/provider.ts). */
   rateLimited?: number;
-  /** Bytes of the JSON-RPC request bodies and of the answers (src/localnet/stats.ts). */
+  /** Bytes of the JSON-RPC request bodies and of the answers (packages/localnet/src/stats.ts). */
   requestBytes?: number;
   responseBytes?: number;
   /** Answer bytes per method, batch members counted singly. */
   answerBytes?: Record<string, number>;
-  /** What the provider profile did (src/localnet/provider-stats.ts). */
+  /** What the provider profile did (packages/localnet/src/provider-stats.ts). */
   provider?: ProviderCounterSnapshot;
 }
 
 /**
- * `env`: e.g. RPC_LATENCY_MS and RPC_REQUESTS_PER_SECOND (src/localnet/provider.ts). `script`: another
+ * `env`: e.g. RPC_LATENCY_MS and RPC_REQUESTS_PER_SECOND (packages/localnet/src/provider.ts). `script`: another
  * entry that starts the local chain and prints the same URL line (bench/budget-chain.ts: with chain
  * state built in its own process).
  */
-export async function startLocalnetProcess(env: Record<string, string> = {}, script = 'src/localnet/main.js'): Promise<LocalnetChild> {
+export async function startLocalnetProcess(env: Record<string, string> = {}, script = LOCALNET_MAIN): Promise<LocalnetChild> {
   const child = await startNode('localnet', script, { PORT: '0', HOST: '127.0.0.1', ...env }, (line) =>
     /Solana JSON-RPC on (http:\/\/\S+)/.exec(line)?.[1],
   );

@@ -12,13 +12,13 @@
  *        [--connections=32] [--latency=80] [--rate=100] [--profile=none --profile=batches-off] [--only=blacklist,age]
  *
  * `--rate`: the logins/s the "calls/s needed" column is worked out for (N × calls per login).
- * `--profile` (repeatable): the local chain's RPC_PROFILE of each pass (src/localnet/provider-profile.ts;
+ * `--profile` (repeatable): the local chain's RPC_PROFILE of each pass (packages/localnet/src/provider-profile.ts;
  * default `none` and `batches-off`), set before each gate starts, so its warm-up meets it too.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { describeProfile, profileFromEnv } from '../src/localnet/provider-profile.js';
+import { describeProfile, profileFromEnv } from 'x404-localnet/provider-profile.js';
 import { BUDGET_TARGETS, budgetSeeds, type BudgetTarget, type Outcome, WARM_UP_WALLETS, writeBudgetPolicies } from './budget-chain.js';
 import { runLoad } from './load.js';
 import { BENCH_JWT_SECRET, type Child, type LocalnetChild, type RpcCounters, startGateProcess, startLocalnetProcess } from './processes.js';

@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { createChainReader } from './chain/reader.js';
 import type { Config } from './config.js';
-import { buildOpenApiDocument } from './http/openapi.js';
+import { buildOpenApiDocument } from './openapi/document.js';
 import { startServer, type ExtraRoute, type GateServer } from './http/server.js';
 import { Metrics } from './metrics/metrics.js';
 import { createNonceBookkeeping } from './nonce/create.js';
@@ -19,7 +19,7 @@ import { createMintChain } from './mint/chain.js';
 import { MintService } from './mint/cosign.js';
 import { MemoryReservationStore } from './mint/memory-store.js';
 import { createRedisReservationStore } from './mint/redis-store.js';
-import { MAX_MINT_BODY_BYTES } from './mint/template.js';
+import { MAX_MINT_BODY_BYTES } from './contract/mint.js';
 import { startReservationTracker } from './mint/tracker.js';
 
 /** The whole gate, wired from one Config: what `npm start`, `npm run dev` and the tests run. */
@@ -71,7 +71,7 @@ function keySummary(tokens: TokenService): Record<string, unknown> {
 
 export interface GateOptions {
   /**
-   * More GET routes by exact path: the watch page of `npm run dev` (src/watch). Only src/dev.ts
+   * More GET routes by exact path: the watch page of `npm run dev` (packages/devpage). Only packages/devpage/src/dev.ts
    * passes them; `npm start` (src/main.ts) never does, so a deployed gate answers `/` with 404.
    */
   devRoutes?: Record<string, ExtraRoute>;

@@ -4,7 +4,7 @@
  * document their limits: archival reads capped per batch ("10 history calls per batch"), reads
  * served from secondary indexes counted apart, the DAS API served beside the RPC.
  *
- * The local chain keeps a list of its own (src/localnet/provider-profile.ts): it plays the provider,
+ * The local chain keeps a list of its own (packages/localnet/src/provider-profile.ts): it plays the provider,
  * and a provider groups methods as it documents, not as this client assumes — sharing one list would
  * let the tests pass on whatever grouping the client happens to make.
  */

@@ -8,7 +8,7 @@ Signs in to a gate with a Solana keypair and prints the token (first line of std
 decoded claims as JSON. Progress goes to stderr.
 
   --url <gate>        the gate's base URL, e.g. http://localhost:3000
-  --feature <name>    blacklist, timelock, multitoken, activity, tier, nodebt, age or collection
+  --feature <name>    ${FEATURES.slice(0, -1).join(', ')} or ${FEATURES.at(-1)}
   --keypair <file>    Solana keypair JSON (64 numbers), e.g. ~/.config/solana/id.json
   --policy <json>     the feature's headers as a JSON object, or @file.json
                       blacklist: {"excluded_mints":[...],"max_holdings":{"<mint>":"<amount>"}}

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { MINT_PROGRAMS } from '../mint/template.js';
+import { MINT_PROGRAMS } from '../contract/mint.js';
 import { mint, mintConfiguration, X404Error } from '../sdk/index.js';
 import { EXIT, httpUrlOption, printProgress, printResult, readKeypairFile, refusalExit, UsageError } from './io.js';
 

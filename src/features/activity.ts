@@ -1,12 +1,10 @@
 import type { ChainReader, ChainTransaction } from '../chain/types.js';
 import { ACTIVITY_TYPES, classifyTransaction, walletLamportChange, type ActivityType } from '../activity/classify.js';
-import { GateError, invalidHeader } from '../errors.js';
-import { describe, jsonHeader, MAX_LIST_ENTRIES, requireHeaders } from '../lib/header-values.js';
+import { GateError } from '../errors.js';
 import { formatFixed } from '../lib/fixed.js';
-import { incompleteHistory, PageBudget, SignatureStream, TransactionBudget } from './lib/history.js';
-import { fixedPoint, nonNegativeInteger, nonNegativeNumber } from './lib/numbers.js';
-import { blockTimeMs, daysBefore } from './lib/time.js';
-import type { Feature } from './types.js';
+import { incompleteHistory, PageBudget, SignatureStream, TransactionBudget } from '../history/walk.js';
+import { blockTimeMs, daysBefore } from '../history/days.js';
+import { defineFeature } from './types.js';
 
 /**
  * activity: within the last `time_period_days`, the wallet has at least `min_transactions`
@@ -26,24 +24,14 @@ const SOL_DECIMALS = 9;
 const MIN_FIRST_BATCH = 20;
 const MAX_BATCH = 100;
 
-export const activityFeature: Feature<ActivityParams> = {
-  name: 'activity',
-  policyHeaders: ['min_transactions', 'time_period_days', 'min_volume', 'transaction_types'],
-  geoRequired: false,
+export const activityFeature = defineFeature('activity', {
   cost: 'history',
-  failures: [{ status: 500, code: 'INSUFFICIENT_ACTIVITY' }],
-  limits: [{ status: 500, code: 'HISTORY_LIMIT' }],
-
-  parse(headers) {
-    requireHeaders(headers, ['min_transactions', 'time_period_days']);
-    const minVolume = headers.get('min_volume');
-    return {
-      minTransactions: nonNegativeInteger('min_transactions', headers.get('min_transactions') as string, 1_000_000),
-      periodDays: nonNegativeNumber('time_period_days', headers.get('time_period_days') as string),
-      minVolumeLamports: minVolume === undefined || minVolume.trim() === '' ? 0n : fixedPoint('min_volume', minVolume, SOL_DECIMALS, 'SOL'),
-      types: transactionTypes(headers.get('transaction_types')),
-    };
-  },
+  params: (values): ActivityParams => ({
+    minTransactions: values.min_transactions,
+    periodDays: values.time_period_days,
+    minVolumeLamports: values.min_volume,
+    types: values.transaction_types,
+  }),
 
   /**
    * Walks the wallet's signatures newest → oldest until the period's start. Transactions are read
@@ -102,7 +90,7 @@ export const activityFeature: Feature<ActivityParams> = {
       },
     );
   },
-};
+});
 
 interface Tally {
   count: number;
@@ -199,20 +187,4 @@ async function tallyTransactions(
   }
   await flush();
   return { listEnded, unplaced: undated.length };
-}
-
-function transactionTypes(raw: string | undefined): ActivityType[] {
-  if (raw === undefined || raw.trim() === '') return [];
-  const parsed = jsonHeader('transaction_types', raw);
-  if (!Array.isArray(parsed)) throw invalidHeader('transaction_types', 'must be a JSON array of transfer, swap, nft, stake');
-  if (parsed.length > MAX_LIST_ENTRIES) throw invalidHeader('transaction_types', `has ${parsed.length} entries; at most ${MAX_LIST_ENTRIES} are allowed`);
-  const types = new Set<ActivityType>();
-  for (const entry of parsed) {
-    const type = typeof entry === 'string' ? entry.trim().toLowerCase() : undefined;
-    if (!type || !(ACTIVITY_TYPES as readonly string[]).includes(type)) {
-      throw invalidHeader('transaction_types', `${describe(entry)} is not one of transfer, swap, nft, stake`);
-    }
-    types.add(type as ActivityType);
-  }
-  return [...types];
 }

@@ -1,8 +1,7 @@
-import { GateError, missingHeader } from '../errors.js';
-import { incompleteHistory, PageBudget, SignatureStream } from './lib/history.js';
-import { nonNegativeNumber } from './lib/numbers.js';
-import { blockTimeMs, daysBefore, daysSince, isoTime } from './lib/time.js';
-import type { Feature } from './types.js';
+import { GateError } from '../errors.js';
+import { incompleteHistory, PageBudget, SignatureStream } from '../history/walk.js';
+import { blockTimeMs, daysBefore, daysSince, isoTime } from '../history/days.js';
+import { defineFeature } from './types.js';
 
 /**
  * age: the wallet's oldest transaction is at least N days old (docs/api.md §5). Both headers are
@@ -13,22 +12,9 @@ export interface AgeParams {
   minDays: number;
 }
 
-const HEADERS = ['min_wallet_age_days', 'min_first_transaction_days'] as const;
-
-export const ageFeature: Feature<AgeParams> = {
-  name: 'age',
-  policyHeaders: HEADERS,
-  geoRequired: false,
+export const ageFeature = defineFeature('age', {
   cost: 'history',
-  failures: [{ status: 500, code: 'WALLET_TOO_NEW' }],
-  limits: [{ status: 500, code: 'HISTORY_LIMIT' }],
-
-  parse(headers) {
-    const present = HEADERS.filter((name) => headers.has(name));
-    if (present.length === 0) throw missingHeader([...HEADERS]);
-    const thresholds = present.map((name) => nonNegativeNumber(name, headers.get(name) as string));
-    return { minDays: Math.max(...thresholds) };
-  },
+  params: (values): AgeParams => ({ minDays: Math.max(values.min_wallet_age_days ?? 0, values.min_first_transaction_days ?? 0) }),
 
   /**
    * Pages the wallet's signatures newest → oldest and stops at the first one at least `minDays`
@@ -83,4 +69,4 @@ export const ageFeature: Feature<AgeParams> = {
       extra: { walletAgeDays, requiredDays: minDays, firstTransactionAt: oldestMs === undefined ? null : isoTime(oldestMs) },
     });
   },
-};
+});

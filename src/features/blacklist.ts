@@ -1,8 +1,6 @@
 import type { HoldingsScope } from '../chain/wallet-holdings.js';
 import { GateError } from '../errors.js';
-import { addressList, amountByAddress, requireHeaders } from '../lib/header-values.js';
-import { holdingsScopeHeader, SCOPE_HEADER } from './lib/holdings-scope.js';
-import type { Feature } from './types.js';
+import { defineFeature } from './types.js';
 
 /**
  * docs/api.md §5: holds none of `excluded_mints`, and no mint above its `max_holdings` entry — in
@@ -30,25 +28,9 @@ function mintsOf(params: BlacklistParams): readonly string[] {
   return mints;
 }
 
-export const blacklistFeature: Feature<BlacklistParams> = {
-  name: 'blacklist',
-  policyHeaders: ['excluded_mints', 'max_holdings', 'geo_code', 'geo_code_locs', SCOPE_HEADER],
-  geoRequired: true,
+export const blacklistFeature = defineFeature('blacklist', {
   cost: 'accounts',
-  failures: [
-    { status: 403, code: 'EXCEEDS_MAX_HOLDING' },
-    { status: 500, code: 'HOLDS_BANNED_TOKEN' },
-  ],
-  limits: [{ status: 500, code: 'HOLDINGS_LIMIT' }],
-
-  parse(headers) {
-    requireHeaders(headers, ['excluded_mints', 'max_holdings']);
-    return {
-      excludedMints: addressList('excluded_mints', headers.get('excluded_mints') as string),
-      maxHoldings: amountByAddress('max_holdings', headers.get('max_holdings') as string),
-      scope: holdingsScopeHeader(headers),
-    };
-  },
+  params: (values): BlacklistParams => ({ excludedMints: values.excluded_mints, maxHoldings: values.max_holdings, scope: values.scope }),
 
   heldMints: mintsOf,
   deniesHoldings: true,
@@ -78,4 +60,4 @@ export const blacklistFeature: Feature<BlacklistParams> = {
     }
     return {};
   },
-};
+});

@@ -1,10 +1,9 @@
 import { coreAssetsOf, noteCoreScanFailure, prefetchCoreScans } from '../collection/core.js';
 import { searchCompressed, type DasQuery } from '../collection/das.js';
 import { countTokenNfts } from '../collection/token-nfts.js';
+import { MAX_COLLECTIONS, MAX_CREATORS, MAX_MIN_COUNT } from '../contract/features.js';
 import { GateError, invalidHeader } from '../errors.js';
-import { addressList, type HeaderBag } from '../lib/header-values.js';
-import { nonNegativeInteger } from './lib/numbers.js';
-import type { Feature, FeatureContext, FeatureResults } from './types.js';
+import { defineFeature, type FeatureContext, type FeatureResults } from './types.js';
 
 /**
  * collection (docs/collection.md): the wallet holds at least `min_count` NFTs whose collection is
@@ -25,28 +24,18 @@ export interface CollectionParams {
   minCount: number;
 }
 
-export const MAX_MIN_COUNT = 1000;
-/**
- * Entries of `collections` and of `creators`. Each listed collection is one program scan (Core
- * getProgramAccounts) per login, and each collection or creator up to DAS_MAX_PAGES searchAssets
- * calls: a caller's policy must not be able to buy a hundred of each with one request. A project
- * lists its own collection or a handful of partners'; 10 leaves room for that. Checked in parse,
- * so a longer list is a 400 before anything is read; duplicates are read once.
- */
-export const MAX_COLLECTIONS = 10;
-export const MAX_CREATORS = 10;
+export { MAX_COLLECTIONS, MAX_CREATORS, MAX_MIN_COUNT };
 export type Standard = 'token-metadata' | 'token-2022' | 'core' | 'das';
 
-export const collectionFeature: Feature<CollectionParams> = {
-  name: 'collection',
-  policyHeaders: ['collections', 'creators', 'min_count'],
-  geoRequired: false,
+export const collectionFeature = defineFeature('collection', {
   cost: 'accounts',
-  failures: [{ status: 500, code: 'MISSING_COLLECTION_NFT' }],
-  limits: [{ status: 500, code: 'COLLECTION_LIMIT' }, { status: 500, code: 'HOLDINGS_LIMIT' }],
-
-  parse(headers) {
-    return { ...addressLists(headers), minCount: minCount(headers.get('min_count')) };
+  params(values): CollectionParams {
+    const collections = [...new Set(values.collections ?? [])];
+    const creators = [...new Set(values.creators ?? [])];
+    if (collections.length === 0 && creators.length === 0) {
+      throw invalidHeader(values.collections === undefined ? 'creators' : 'collections', 'collections and creators list no address between them; at least one is needed');
+    }
+    return { collections, creators, minCount: values.min_count };
   },
 
   readsTokenAccounts: () => true,
@@ -54,7 +43,7 @@ export const collectionFeature: Feature<CollectionParams> = {
   async check(wallet, params, context) {
     return new CollectionCount(wallet, params, context).run();
   },
-};
+});
 
 /** One check: what was counted per standard, which standards were read, which bounds cut it short. */
 class CollectionCount {
@@ -156,27 +145,4 @@ class CollectionCount {
     }
     return new GateError(500, 'MISSING_COLLECTION_NFT', `Wallet holds ${this.found} NFTs of the listed collections or creators, ${required} required (${counts})`, { extra });
   }
-}
-
-/** `collections` and `creators`: JSON arrays of addresses; at least one header, and at least one address between them. */
-function addressLists(headers: HeaderBag): Pick<CollectionParams, 'collections' | 'creators'> {
-  const rawCollections = headers.get('collections');
-  const rawCreators = headers.get('creators');
-  if (rawCollections === undefined && rawCreators === undefined) {
-    throw new GateError(400, 'MISSING_HEADER', 'Missing required header: collections or creators (at least one)', { extra: { missing: ['collections', 'creators'] } });
-  }
-  const collections = rawCollections === undefined ? [] : [...new Set(addressList('collections', rawCollections, MAX_COLLECTIONS, ' (each is a program scan per login)'))];
-  const creators = rawCreators === undefined ? [] : [...new Set(addressList('creators', rawCreators, MAX_CREATORS, ' (each is a DAS search per login)'))];
-  if (collections.length === 0 && creators.length === 0) {
-    throw invalidHeader(rawCollections === undefined ? 'creators' : 'collections', 'collections and creators list no address between them; at least one is needed');
-  }
-  return { collections, creators };
-}
-
-/** Absent or blank: 1. */
-function minCount(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === '') return 1;
-  const value = nonNegativeInteger('min_count', raw, MAX_MIN_COUNT);
-  if (value < 1) throw invalidHeader('min_count', `must be a whole number from 1 to ${MAX_MIN_COUNT}`);
-  return value;
 }

@@ -1,9 +1,8 @@
 import type { HoldingsScope } from '../chain/wallet-holdings.js';
+import type { ParsedRequirement } from '../contract/values.js';
 import { GateError, invalidHeader } from '../errors.js';
-import { describe, jsonHeader, MAX_LIST_ENTRIES, requireHeaders } from '../lib/header-values.js';
-import { holdingsScopeHeader, SCOPE_HEADER } from './lib/holdings-scope.js';
-import { reportRequirement, tokenRequirement, type TokenRequirement } from './lib/requirement.js';
-import type { Feature } from './types.js';
+import { reportRequirement } from './requirements.js';
+import { defineFeature } from './types.js';
 
 /**
  * multitoken: a portfolio of `{mint, amount}` requirements, of which every one (`ALL`, the
@@ -12,7 +11,7 @@ import type { Feature } from './types.js';
  * src/chain/wallet-holdings.ts) is ≥ amount.
  */
 export interface MultitokenParams {
-  requirements: TokenRequirement[];
+  requirements: ParsedRequirement[];
   /** How many requirements must be met. */
   needed: number;
   /** As the policy said it, for messages and the failure body. */
@@ -21,25 +20,15 @@ export interface MultitokenParams {
   scope: HoldingsScope | undefined;
 }
 
-export const multitokenFeature: Feature<MultitokenParams> = {
-  name: 'multitoken',
-  policyHeaders: ['required_tokens', 'verification_mode', SCOPE_HEADER],
-  geoRequired: false,
+export const multitokenFeature = defineFeature('multitoken', {
   cost: 'accounts',
-  failures: [{ status: 500, code: 'INSUFFICIENT_TOKENS' }],
-  limits: [{ status: 500, code: 'HOLDINGS_LIMIT' }],
-
-  parse(headers) {
-    requireHeaders(headers, ['required_tokens']);
-    const parsed = jsonHeader('required_tokens', headers.get('required_tokens') as string);
-    if (!Array.isArray(parsed)) throw invalidHeader('required_tokens', 'must be a JSON array of {"mint", "amount"} objects');
-    if (parsed.length === 0) throw invalidHeader('required_tokens', 'must list at least one requirement');
-    if (parsed.length > MAX_LIST_ENTRIES) {
-      throw invalidHeader('required_tokens', `has ${parsed.length} entries; at most ${MAX_LIST_ENTRIES} are allowed`);
-    }
-    const requirements = parsed.map((entry, index) => tokenRequirement('required_tokens', entry, `entry ${index}`));
-    const { needed, mode } = verificationMode(headers.get('verification_mode'), requirements.length);
-    return { requirements, needed, mode, scope: holdingsScopeHeader(headers) };
+  params(values): MultitokenParams {
+    const requirements = values.required_tokens;
+    if (requirements.length === 0) throw invalidHeader('required_tokens', 'must list at least one requirement');
+    const mode = values.verification_mode;
+    const needed = mode === 'ALL' ? requirements.length : mode === 'ANY' ? 1 : mode;
+    if (needed > requirements.length) throw invalidHeader('verification_mode', `${needed} is not between 1 and the ${requirements.length} listed requirements`);
+    return { requirements, needed, mode: String(mode), scope: values.scope };
   },
 
   heldMints: ({ requirements }) => requirements.map((requirement) => requirement.mint),
@@ -59,17 +48,4 @@ export const multitokenFeature: Feature<MultitokenParams> = {
       { extra: { mode, requirementsNeeded: needed, requirementsMet: met, requirements: report } },
     );
   },
-};
-
-/** `ALL` (default, also for an empty value), `ANY`, or an integer N with 1 ≤ N ≤ M. */
-function verificationMode(raw: string | undefined, total: number): { needed: number; mode: string } {
-  const text = (raw ?? '').trim().toUpperCase();
-  if (text === '' || text === 'ALL') return { needed: total, mode: 'ALL' };
-  if (text === 'ANY') return { needed: 1, mode: 'ANY' };
-  if (/^\d{1,4}$/.test(text)) {
-    const needed = Number(text);
-    if (needed >= 1 && needed <= total) return { needed, mode: String(needed) };
-    throw invalidHeader('verification_mode', `${needed} is not between 1 and the ${total} listed requirements`);
-  }
-  throw invalidHeader('verification_mode', `${describe(raw)} is not ALL, ANY or a number of requirements`);
-}
+});

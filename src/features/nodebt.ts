@@ -1,10 +1,8 @@
-import { GateError, invalidHeader } from '../errors.js';
-import { describe, jsonHeader, MAX_LIST_ENTRIES } from '../lib/header-values.js';
+import { GateError } from '../errors.js';
 import { LENDING_PROTOCOLS, readDebt, type LendingProtocol, type ProtocolDebt } from '../lending/debt.js';
 import { USD_DECIMALS } from '../lending/usd.js';
 import { formatFixedCeil } from '../lib/fixed.js';
-import { fixedPoint } from './lib/numbers.js';
-import type { Feature } from './types.js';
+import { defineFeature } from './types.js';
 
 /**
  * nodebt: the wallet's borrowed value across the named lending protocols is ≤ max_debt_allowed
@@ -17,22 +15,15 @@ export interface NodebtParams {
   maxDebtUsdWad: bigint;
 }
 
-const ALIASES: Readonly<Record<string, LendingProtocol>> = { kamino: 'kamino', save: 'save', solend: 'save', marginfi: 'marginfi' };
+const ALIASES: Readonly<Record<'kamino' | 'save' | 'solend' | 'marginfi', LendingProtocol>> = { kamino: 'kamino', save: 'save', solend: 'save', marginfi: 'marginfi' };
 /** USD shown with cents and a bit more; the comparison itself uses all 18 decimals. */
 const SHOWN_DECIMALS = 6;
 
-export const nodebtFeature: Feature<NodebtParams> = {
-  name: 'nodebt',
-  policyHeaders: ['check_protocols', 'max_debt_allowed'],
-  geoRequired: false,
+export const nodebtFeature = defineFeature('nodebt', {
   cost: 'scan',
-  failures: [{ status: 500, code: 'HAS_DEBT' }],
-
-  parse(headers) {
-    return {
-      protocols: protocolList(headers.get('check_protocols')),
-      maxDebtUsdWad: maxDebt(headers.get('max_debt_allowed')),
-    };
+  params(values): NodebtParams {
+    const named = values.check_protocols;
+    return { protocols: named.length === 0 ? [...LENDING_PROTOCOLS] : [...new Set(named.map((name) => ALIASES[name]))], maxDebtUsdWad: values.max_debt_allowed };
   },
 
   async check(wallet, { protocols, maxDebtUsdWad }, { chain }) {
@@ -60,7 +51,7 @@ export const nodebtFeature: Feature<NodebtParams> = {
       },
     });
   },
-};
+});
 
 function usd(wad: bigint): string {
   return formatFixedCeil(wad, USD_DECIMALS, SHOWN_DECIMALS);
@@ -73,32 +64,4 @@ function owesSomething(debt: ProtocolDebt): boolean {
 function describeDebt(debt: ProtocolDebt): string {
   const priced = `${debt.protocol} $${usd(debt.debtUsdWad)}`;
   return debt.unpriced.length > 0 ? `${priced} plus unpriced: ${debt.unpriced.join(', ')}` : priced;
-}
-
-/** JSON array of protocol names; absent or empty means every supported protocol. */
-function protocolList(raw: string | undefined): LendingProtocol[] {
-  if (raw === undefined || raw.trim() === '') return [...LENDING_PROTOCOLS];
-  const parsed = jsonHeader('check_protocols', raw);
-  if (!Array.isArray(parsed)) throw invalidHeader('check_protocols', 'must be a JSON array of protocol names');
-  if (parsed.length > MAX_LIST_ENTRIES) throw invalidHeader('check_protocols', `has ${parsed.length} entries; at most ${MAX_LIST_ENTRIES} are allowed`);
-  if (parsed.length === 0) return [...LENDING_PROTOCOLS];
-  const protocols = new Set<LendingProtocol>();
-  for (const entry of parsed) {
-    const protocol = typeof entry === 'string' ? ALIASES[entry.trim().toLowerCase()] : undefined;
-    if (protocol === undefined) {
-      throw new GateError(
-        400,
-        'INVALID_HEADER',
-        `Header check_protocols is invalid: ${describe(entry)} is not a supported protocol; supported: kamino, save (alias solend), marginfi`,
-        { extra: { header: 'check_protocols', supported: ['kamino', 'save', 'solend', 'marginfi'] } },
-      );
-    }
-    protocols.add(protocol);
-  }
-  return [...protocols];
-}
-
-function maxDebt(raw: string | undefined): bigint {
-  if (raw === undefined || raw.trim() === '') return 0n;
-  return fixedPoint('max_debt_allowed', raw, USD_DECIMALS, 'USD');
 }

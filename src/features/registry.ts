@@ -3,7 +3,7 @@ import { ageFeature } from './age.js';
 import { blacklistFeature } from './blacklist.js';
 import { collectionFeature } from './collection.js';
 import { multitokenFeature } from './multitoken.js';
-import type { FeatureName } from './names.js';
+import type { FeatureName } from '../contract/features.js';
 import { nodebtFeature } from './nodebt.js';
 import { tierFeature } from './tier.js';
 import { timelockFeature } from './timelock.js';

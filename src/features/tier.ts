@@ -1,9 +1,8 @@
 import type { HoldingsScope } from '../chain/wallet-holdings.js';
+import type { ParsedRequirement } from '../contract/values.js';
 import { GateError, invalidHeader } from '../errors.js';
-import { jsonHeader, requireHeaders } from '../lib/header-values.js';
-import { holdingsScopeHeader, SCOPE_HEADER } from './lib/holdings-scope.js';
-import { reportRequirement, tokenRequirement, type TokenRequirement } from './lib/requirement.js';
-import type { Feature } from './types.js';
+import { reportRequirement } from './requirements.js';
+import { defineFeature } from './types.js';
 
 /**
  * tier: `tier_config` gives any of bronze, silver, gold a `{mint, amount}` requirement; the highest
@@ -14,34 +13,21 @@ export type TierName = (typeof TIERS)[number];
 
 export interface TierParams {
   /** Configured tiers, highest first. */
-  tiers: { tier: TierName; requirement: TokenRequirement }[];
+  tiers: { tier: TierName; requirement: ParsedRequirement }[];
   /** The policy's `scope`, when it names one. */
   scope: HoldingsScope | undefined;
 }
 
-export const tierFeature: Feature<TierParams> = {
-  name: 'tier',
-  policyHeaders: ['tier_config', SCOPE_HEADER],
-  geoRequired: false,
+export const tierFeature = defineFeature('tier', {
   cost: 'accounts',
-  failures: [{ status: 500, code: 'INSUFFICIENT_TOKENS' }],
-  limits: [{ status: 500, code: 'HOLDINGS_LIMIT' }],
-
-  parse(headers) {
-    requireHeaders(headers, ['tier_config']);
-    const parsed = jsonHeader('tier_config', headers.get('tier_config') as string);
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw invalidHeader('tier_config', 'must be a JSON object with any of "bronze", "silver", "gold", each {"mint", "amount"}');
-    }
-    const config = parsed as Record<string, unknown>;
-    const unknown = Object.keys(config).find((key) => !(TIERS as readonly string[]).includes(key));
-    if (unknown !== undefined) throw invalidHeader('tier_config', `unknown tier ${JSON.stringify(unknown.slice(0, 40))}; tiers are bronze, silver, gold`);
-    const tiers = TIERS.filter((tier) => tier in config).map((tier) => ({
-      tier,
-      requirement: tokenRequirement('tier_config', config[tier], `tier ${tier}`),
-    }));
+  params(values): TierParams {
+    const config = values.tier_config;
+    const tiers = TIERS.flatMap((tier) => {
+      const requirement = config[tier];
+      return requirement === undefined ? [] : [{ tier, requirement }];
+    });
     if (tiers.length === 0) throw invalidHeader('tier_config', 'must configure at least one of bronze, silver, gold');
-    return { tiers, scope: holdingsScopeHeader(headers) };
+    return { tiers, scope: values.scope };
   },
 
   heldMints: ({ tiers }) => tiers.map(({ requirement }) => requirement.mint),
@@ -61,4 +47,4 @@ export const tierFeature: Feature<TierParams> = {
       { extra: { requirements: report } },
     );
   },
-};
+});

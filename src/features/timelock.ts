@@ -1,13 +1,10 @@
 import type { SignatureInfo } from '../chain/types.js';
 import type { HoldingsScope } from '../chain/wallet-holdings.js';
 import { GateError } from '../errors.js';
-import { address, baseUnits, requireHeaders } from '../lib/header-values.js';
-import { incompleteHistory, mergedHistory, PageBudget, SignatureStream, TransactionBudget } from './lib/history.js';
-import { HoldingsRewind, type TrackedHoldings } from './lib/holdings-history.js';
-import { holdingsScopeHeader, SCOPE_HEADER } from './lib/holdings-scope.js';
-import { nonNegativeNumber } from './lib/numbers.js';
-import { blockTimeMs, daysBefore, daysSince, isoTime } from './lib/time.js';
-import type { Feature, FeatureContext } from './types.js';
+import { incompleteHistory, mergedHistory, PageBudget, SignatureStream, TransactionBudget } from '../history/walk.js';
+import { HoldingsRewind, type TrackedHoldings } from '../history/holdings-rewind.js';
+import { blockTimeMs, daysBefore, daysSince, isoTime } from '../history/days.js';
+import { defineFeature, type FeatureContext } from './types.js';
 
 /**
  * timelock: the wallet holds ≥ `mint_amount` of `required_mint` now, and its holdings have not
@@ -25,26 +22,9 @@ export interface TimelockParams {
 /** getTransaction reads per batch while rewinding. */
 const BATCH = 100;
 
-export const timelockFeature: Feature<TimelockParams> = {
-  name: 'timelock',
-  policyHeaders: ['required_mint', 'mint_amount', 'min_hold_duration_days', SCOPE_HEADER],
-  geoRequired: false,
+export const timelockFeature = defineFeature('timelock', {
   cost: 'history',
-  failures: [
-    { status: 500, code: 'INSUFFICIENT_BALANCE' },
-    { status: 500, code: 'INSUFFICIENT_HOLD_DURATION' },
-  ],
-  limits: [{ status: 500, code: 'HISTORY_LIMIT' }, { status: 500, code: 'HOLDINGS_LIMIT' }],
-
-  parse(headers) {
-    requireHeaders(headers, ['required_mint', 'mint_amount', 'min_hold_duration_days']);
-    return {
-      mint: address('required_mint', (headers.get('required_mint') as string).trim()),
-      amount: baseUnits('mint_amount', (headers.get('mint_amount') as string).trim()),
-      minDays: nonNegativeNumber('min_hold_duration_days', headers.get('min_hold_duration_days') as string),
-      scope: holdingsScopeHeader(headers),
-    };
-  },
+  params: (values): TimelockParams => ({ mint: values.required_mint, amount: values.mint_amount, minDays: values.min_hold_duration_days, scope: values.scope }),
 
   heldMints: ({ mint }) => [mint],
   holdingsScope: ({ scope }) => scope,
@@ -98,7 +78,7 @@ export const timelockFeature: Feature<TimelockParams> = {
       },
     );
   },
-};
+});
 
 type Outcome = { proven: true; heldDays: number } | { proven: false; heldDays: number; sinceMs: number | undefined };
 

@@ -1,8 +1,9 @@
 import type { ChainReader } from '../chain/types.js';
 import type { HoldingsScope, WalletHoldings } from '../chain/wallet-holdings.js';
 import type { Config } from '../config.js';
+import { FEATURE_CONTRACTS, policyHeaderSpecs, type FeatureAnswer, type FeatureName, type HeaderValues } from '../contract/features.js';
 import type { HeaderBag } from '../lib/header-values.js';
-import type { FeatureName } from './names.js';
+import { readFeatureHeaders } from './read-headers.js';
 
 export interface FeatureContext {
   chain: ChainReader;
@@ -36,14 +37,15 @@ export type FeatureResults = Record<string, unknown>;
 export type ReadCost = 'accounts' | 'scan' | 'history';
 
 /**
- * One module per feature under src/features/, all of this shape. `parse` turns the feature's
- * headers into typed parameters or throws GateError 400 (MISSING_HEADER / INVALID_HEADER);
- * `check` reads the chain and returns results, or throws GateError with the contract's status and
- * code when the wallet does not meet the requirement (or 503 when the chain cannot be read).
+ * A feature as the gate runs it: what its contract says (src/contract/features.ts) and what its
+ * module under src/features/ adds. `parse` reads the feature's headers (src/features/read-headers.ts)
+ * into typed parameters or throws GateError 400 (MISSING_HEADER / INVALID_HEADER); `check` reads
+ * the chain and returns results, or throws GateError with the contract's status and code when the
+ * wallet does not meet the requirement (or 503 when the chain cannot be read).
  */
 export interface Feature<Params = unknown> {
   name: FeatureName;
-  /** Header names (lower case) whose values form the policy; their digest is the token's `pol`. */
+  /** Header names (lower case) whose values form the policy, geolocation included; their digest is the token's `pol`. */
   policyHeaders: readonly string[];
   /** blacklist requires the geolocation headers (docs/api.md §5); elsewhere absent means off. */
   geoRequired: boolean;
@@ -54,9 +56,9 @@ export interface Feature<Params = unknown> {
    * error of `check` means the answer is unknown (the chain could not be read, a history bound was
    * hit): a rule never reads such an error as a failure, so `not` cannot turn it into a pass.
    */
-  failures: readonly { status: 403 | 500; code: string }[];
+  failures: readonly FeatureAnswer[];
   /** The answers meaning "the check hit a configured bound before it could decide" (HISTORY_LIMIT, …): never a failure of the wallet's. */
-  limits?: readonly { status: 500; code: string }[];
+  limits: readonly FeatureAnswer[];
   parse(headers: HeaderBag): Params;
   /**
    * The mints whose balances `check` asks context.holdings for, when it asks for any. At its own
@@ -72,9 +74,30 @@ export interface Feature<Params = unknown> {
    * roles swap: a check that fails when a balance is too low becomes the deny condition.
    */
   deniesHoldings?: boolean;
-  /** The `scope` its policy names for its balances, when it names one (src/features/lib/holdings-scope.ts). */
+  /** The `scope` its policy names for its balances, when it names one (the `scope` header, src/contract/headers.ts). */
   holdingsScope?(params: Params): HoldingsScope | undefined;
   /** Whether `check` reads the wallet's whole token-account list (context.holdings.tokenAccounts()). */
   readsTokenAccounts?(params: Params): boolean;
   check(wallet: string, params: Params, context: FeatureContext): Promise<FeatureResults>;
+}
+
+/** What a feature's module writes: its check, and how its header values become its parameters. */
+export type FeatureModule<F extends FeatureName, Params> = Omit<Feature<Params>, 'name' | 'policyHeaders' | 'geoRequired' | 'failures' | 'limits' | 'parse'> & {
+  /** The values its contract's reader gave, checked for what they mean together; throws 400 INVALID_HEADER. */
+  params(values: HeaderValues<F>): Params;
+};
+
+/** The feature `name`: its contract, and the module that checks it. */
+export function defineFeature<F extends FeatureName, Params>(name: F, module: FeatureModule<F, Params>): Feature<Params> {
+  const contract = FEATURE_CONTRACTS[name];
+  const { params, ...rest } = module;
+  return {
+    ...rest,
+    name,
+    policyHeaders: policyHeaderSpecs(name).map((spec) => spec.name),
+    geoRequired: contract.geo === 'required',
+    failures: contract.failures,
+    limits: 'limits' in contract ? contract.limits : [],
+    parse: (headers) => params(readFeatureHeaders(name, headers)),
+  };
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { GateError } from '../errors.js';
-import { isFeatureName, type FeatureName } from '../features/names.js';
+import { isFeatureName, type FeatureName } from '../contract/features.js';
 import type { HeaderBag } from '../lib/header-values.js';
 import { readCookie } from '../http/cookie.js';
 import { POLICY_HEADER, type NamedPolicy, type PolicySet } from '../policy/types.js';

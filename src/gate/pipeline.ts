@@ -3,15 +3,14 @@ import { ataMintsOf, walletHoldings } from '../chain/wallet-holdings.js';
 import { decodeBase58 } from '../lib/base58.js';
 import type { Config } from '../config.js';
 import { GateError, invalidHeader, missingHeader } from '../errors.js';
-import { featureHoldingsPlan } from '../features/lib/holdings-plan.js';
+import { featureHoldingsPlan } from '../features/holdings-plan.js';
 import { FEATURES } from '../features/registry.js';
-import type { FeatureName } from '../features/names.js';
+import type { FeatureName } from '../contract/features.js';
 import type { HeaderBag } from '../lib/header-values.js';
 import { checkLocation, type GeoPolicy } from '../geo/locate.js';
 import { sessionCookie } from '../http/cookie.js';
 import type { AcceptedNonce, NonceCodec } from '../nonce/codec.js';
 import { NonceStoreUnavailable, type ConsumedNonceStore, type SpendOutcome } from '../nonce/store.js';
-import { policyHeadersOf } from '../policy/headers.js';
 import { parsePolicyHeaders } from '../policy/parse-headers.js';
 import { resolvePolicy } from '../policy/resolve.js';
 import { POLICY_HEADER, type NamedPolicy, type PolicySet } from '../policy/types.js';
@@ -21,7 +20,8 @@ import type { Rule } from '../rules/types.js';
 import { invalidSignature, readProof, signModeOf, SIGNATURE_FAILED, type Proof } from '../sign-modes/read-proof.js';
 import { nonceSignInOffer } from '../sign-modes/offer.js';
 import type { SignatureVerifier } from '../signature/verifier.js';
-import { policyDigest, policyOf } from '../token/policy.js';
+import { policyDigest } from '../policy-wire/digest-node.js';
+import { policyOf } from '../policy-wire/from-headers.js';
 import type { GateClaims, TokenService } from '../token/jwt.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { boundLogin, type LoginRun } from './login-deadline.js';
@@ -167,7 +167,7 @@ function reauthenticate(request: AuthRequest, claims: GateClaims, deps: GateDepe
         throw new GateError(401, 'POLICY_MISMATCH', `Token was not issued under policy "${named.name}" as it is now; sign in again`);
       }
     } else {
-      const policy = policyOf(headers, policyHeadersOf(module));
+      const policy = policyOf(headers, module.policyHeaders);
       if (policy && policyDigest(policy) !== claims.pol) {
         throw new GateError(401, 'POLICY_MISMATCH', 'Token was issued under a different policy than this request carries; sign in again');
       }

@@ -1,4 +1,5 @@
 import { feature as countryFeature, iso1A2Code } from '@rapideditor/country-coder';
+import { GEO_HEADERS } from '../contract/headers.js';
 import { GateError, invalidHeader } from '../errors.js';
 import type { HeaderBag } from '../lib/header-values.js';
 import { booleanHeader, requireHeaders } from '../lib/header-values.js';
@@ -16,25 +17,26 @@ export interface GeoPolicy {
   longitude: string | undefined;
 }
 
-export const GEO_POLICY_HEADERS = ['geo_code', 'geo_code_locs'] as const;
+export const GEO_POLICY_HEADERS: readonly string[] = GEO_HEADERS.map((spec) => spec.name);
 
 export function parseGeoPolicy(headers: HeaderBag, required: boolean): GeoPolicy {
   if (required) requireHeaders(headers, GEO_POLICY_HEADERS);
   const enabledRaw = headers.get('geo_code');
   const enabled = enabledRaw === undefined ? false : booleanHeader('geo_code', enabledRaw);
-  const allowedCountries = parseCountryList(headers.get('geo_code_locs') ?? '');
+  const allowedCountries = parseCountryList('geo_code_locs', headers.get('geo_code_locs') ?? '');
   return { enabled, allowedCountries, latitude: headers.get('x-lat'), longitude: headers.get('x-long') };
 }
 
-function parseCountryList(raw: string): string[] {
+/** Comma-separated ISO 3166-1 alpha-2 codes, upper-cased; blank: none (any location). */
+export function parseCountryList(name: string, raw: string): string[] {
   const codes = raw
     .split(',')
     .map((code) => code.trim().toUpperCase())
     .filter(Boolean);
-  if (codes.length > 300) throw invalidHeader('geo_code_locs', 'lists more than 300 countries');
+  if (codes.length > 300) throw invalidHeader(name, 'lists more than 300 countries');
   for (const code of codes) {
     if (!/^[A-Z]{2}$/.test(code) || countryFeature(code) === null) {
-      throw invalidHeader('geo_code_locs', `${JSON.stringify(code.slice(0, 10))} is not an ISO 3166-1 alpha-2 country code`);
+      throw invalidHeader(name, `${JSON.stringify(code.slice(0, 10))} is not an ISO 3166-1 alpha-2 country code`);
     }
   }
   return codes;

@@ -1,41 +1,16 @@
 import type { Config } from '../config.js';
+import { FEATURE_NAMES, policyHeaderSpecs } from '../contract/features.js';
+import { LOCATION_HEADERS, PROTOCOL_HEADERS } from '../contract/headers.js';
 
-/** Every header docs/api.md names, so a browser preflight for any feature passes. */
+/** Every header a sign-in may send (src/contract), so a browser preflight for any feature passes. */
 const ALLOWED_HEADERS = [
-  'X-404-Nonce',
-  'X-404-Signature',
-  'X-404-Addr',
-  'X-404-Feature',
-  'X-404-Policy',
-  'X-404-Sign-Mode',
-  'X-404-Message',
-  'x-jwt',
-  'excluded_mints',
-  'max_holdings',
-  'geo_code',
-  'geo_code_locs',
-  'X-Lat',
-  'X-Long',
-  'required_mint',
-  'mint_amount',
-  'min_hold_duration_days',
-  'required_tokens',
-  'verification_mode',
-  'min_transactions',
-  'time_period_days',
-  'min_volume',
-  'transaction_types',
-  'tier_config',
-  'check_protocols',
-  'max_debt_allowed',
-  'min_wallet_age_days',
-  'min_first_transaction_days',
-  'collections',
-  'creators',
-  'min_count',
-  'scope',
-  'Content-Type',
-  'Authorization',
+  ...new Set<string>([
+    ...PROTOCOL_HEADERS,
+    ...FEATURE_NAMES.flatMap((feature) => policyHeaderSpecs(feature).map((spec) => spec.name)),
+    ...LOCATION_HEADERS.map((spec) => spec.name),
+    'Content-Type',
+    'Authorization',
+  ]),
 ].join(', ');
 
 export interface Cors {

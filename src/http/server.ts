@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { GateError, internalError } from '../errors.js';
 import { FORWARD_AUTH_PATH, handleForwardAuth, isForwardAuthPath } from '../gate/forward-auth.js';
 import { handleAuthRequest, type GateDependencies, type GateResponse } from '../gate/pipeline.js';
-import { isFeatureName } from '../features/names.js';
+import { FEATURE_NAMES, isFeatureName } from '../contract/features.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { rateLimitedError, rateLimitHeaders } from '../ratelimit/create.js';
 import { clientAddress, proxyTrustWarnings, rateLimitKey } from './client-address.js';
@@ -303,7 +303,7 @@ function readRequest(res: HttpResponse, req: HttpRequest, cors: Cors, needsPeerA
 }
 
 function notFound(path: string): never {
-  throw new GateError(404, 'NOT_FOUND', `No route for ${path.slice(0, 100)}; features live at /x404_auth/{blacklist|timelock|multitoken|activity|tier|nodebt|age}`);
+  throw new GateError(404, 'NOT_FOUND', `No route for ${path.slice(0, 100)}; features live at /x404_auth/{${FEATURE_NAMES.join('|')}}`);
 }
 
 function methodNotAllowed(method: string, allow = 'GET, OPTIONS'): never {

@@ -1,12 +1,14 @@
-import { decodeBase58 } from './base58.js';
+import { MAX_LIST_ENTRIES } from '../contract/headers.js';
 import { invalidHeader, missingHeader } from '../errors.js';
+import { decodeBase58 } from './base58.js';
 
 /** Request headers, names lower-cased, read synchronously from uWS before any await. */
 export type HeaderBag = ReadonlyMap<string, string>;
 
 /** Parsers for feature header values: each returns a typed value or throws 400 naming the header. */
 
-export const MAX_LIST_ENTRIES = 100;
+export { MAX_LIST_ENTRIES };
+
 /**
  * The largest JSON header value read, in characters: 100 `{"mint","amount"}` entries (the longest
  * list any policy header may hold) take about 7,500, so twice that is room for whitespace.
@@ -92,13 +94,13 @@ export function addressList(name: string, raw: string, maxEntries = MAX_LIST_ENT
   return parsed.map((entry) => address(name, entry));
 }
 
-export function amountByAddress(name: string, raw: string): Map<string, bigint> {
+export function amountByAddress(name: string, raw: string, maxEntries = MAX_LIST_ENTRIES): Map<string, bigint> {
   const parsed = jsonHeader(name, raw);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw invalidHeader(name, 'must be a JSON object mapping mint address to an amount string');
   }
   const entries = Object.entries(parsed as Record<string, unknown>);
-  if (entries.length > MAX_LIST_ENTRIES) throw invalidHeader(name, `has ${entries.length} entries; at most ${MAX_LIST_ENTRIES} are allowed`);
+  if (entries.length > maxEntries) throw invalidHeader(name, `has ${entries.length} entries; at most ${maxEntries} are allowed`);
   return new Map(entries.map(([mint, amount]) => [address(name, mint), baseUnits(name, amount)]));
 }
 

@@ -219,7 +219,7 @@ export class Metrics {
     counter.inc();
   }
 
-  /** Label values: mint names come from POLICIES_FILE, codes from the gate's own list (src/mint/template.ts). */
+  /** Label values: mint names come from POLICIES_FILE, codes from the gate's own list (src/contract/mint.ts). */
   countMintCosign(mint: string): void {
     this.mintCosigns.inc({ mint });
   }

@@ -1,4 +1,4 @@
-import type { MintProgram } from './template.js';
+import type { MintProgram } from '../contract/mint.js';
 import { PROGRAM_BYTES } from './programs.js';
 import { equalBytes } from '../lib/bytes.js';
 import { computeBudgetKind } from '../transaction/compute-budget.js';

@@ -1,7 +1,7 @@
 import type { ChainReader } from '../chain/types.js';
 import { walletHoldings } from '../chain/wallet-holdings.js';
 import type { Config } from '../config.js';
-import { featureHoldingsPlan } from '../features/lib/holdings-plan.js';
+import { featureHoldingsPlan } from '../features/holdings-plan.js';
 import { FEATURES } from '../features/registry.js';
 import { checkLocation } from '../geo/locate.js';
 import { evaluateRule } from '../rules/evaluate.js';

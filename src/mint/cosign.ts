@@ -14,7 +14,7 @@ import type { MintChain } from './chain.js';
 import { checkTemplate, confirmDestination, confirmSignerSlot, type TemplateMatch } from './check.js';
 import { checkCondition } from './condition.js';
 import { ReservationStoreUnavailable, type ReservationStore } from './store.js';
-import { MAX_MINT_BODY_BYTES } from './template.js';
+import { MAX_MINT_BODY_BYTES } from '../contract/mint.js';
 import { decodeTransaction } from '../transaction/decode.js';
 import { encodeTransaction } from '../transaction/encode.js';
 import type { WireTransaction } from '../transaction/message.js';

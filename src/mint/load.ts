@@ -1,14 +1,14 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { FEATURE_NAMES, isFeatureName, type FeatureName } from '../features/names.js';
+import { FEATURE_NAMES, isFeatureName, type FeatureName } from '../contract/features.js';
 import { decodeBase58 } from '../lib/base58.js';
 import { encodeBase58 } from '../lib/base58-encode.js';
 import type { NamedPolicy } from '../policy/named-policy.js';
 import type { Rule } from '../rules/types.js';
 import { PROGRAM_BYTES, PROGRAM_IDS } from './programs.js';
 import { equalBytes } from '../lib/bytes.js';
-import { fieldApplies, isMintProgram, isTokenTemplate, MINT_FIELDS, MINT_PROGRAMS, type MintProgram } from './template.js';
+import { fieldApplies, isMintProgram, isTokenTemplate, MINT_FIELDS, MINT_PROGRAMS, type MintProgram } from '../contract/mint.js';
 import type { MintCondition, MintConfig, MintSigner } from './types.js';
 
 /**

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { NamedPolicy } from '../policy/named-policy.js';
 import type { Rule } from '../rules/types.js';
 import type { TemplateSpec } from './check.js';
-import type { MintProgram } from './template.js';
+import type { MintProgram } from '../contract/mint.js';
 
 /**
  * One mint of POLICIES_FILE's `"mints"` (docs/minting.md), built once when the file is loaded and

@@ -2,12 +2,11 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../config.js';
 import { GateError } from '../errors.js';
-import { FEATURE_NAMES, isFeatureName, type FeatureName } from '../features/names.js';
+import { FEATURE_NAMES, isFeatureName, type FeatureName } from '../contract/features.js';
 import { FEATURES } from '../features/registry.js';
 import { parseGeoPolicy } from '../geo/locate.js';
-import { policyToHeaders } from '../sdk/policy.js';
-import { policyDigest } from '../token/policy.js';
-import { policyHeadersOf } from './headers.js';
+import { policyToHeaders } from '../policy-wire/to-headers.js';
+import { policyDigest } from '../policy-wire/digest-node.js';
 import { buildRules } from '../rules/load.js';
 import { buildMints } from '../mint/load.js';
 import type { Rule } from '../rules/types.js';
@@ -115,7 +114,7 @@ export function buildPolicySet(document: unknown, mode: PolicyMode, source: stri
  */
 export function compilePolicy(feature: FeatureName, name: string, fields: Record<string, unknown>, fail: (why: string) => never): NamedPolicy {
   const module = FEATURES[feature];
-  const allowed = policyHeadersOf(module);
+  const allowed = module.policyHeaders;
   for (const [field, value] of Object.entries(fields)) {
     const lower = field.toLowerCase();
     if (LOCATION_FIELDS.has(lower)) fail(`field ${field}: the caller's position is sent with each request (X-Lat, X-Long), not fixed in a policy`);

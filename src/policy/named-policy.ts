@@ -1,4 +1,4 @@
-import type { FeatureName } from '../features/names.js';
+import type { FeatureName } from '../contract/features.js';
 import type { GeoPolicy } from '../geo/locate.js';
 
 /**
@@ -11,7 +11,7 @@ export interface NamedPolicy {
   name: string;
   /** The policy headers exactly as a request would carry them (lower-case name → value). */
   headers: Readonly<Record<string, string>>;
-  /** The token's `pol` under this policy: the digest of `headers` (src/token/policy.ts). */
+  /** The token's `pol` under this policy: the digest of `headers` (src/policy-wire/digest-node.ts). */
   digest: string;
   /** The feature's parsed parameters (Feature.parse of `headers`); read-only, shared by every login. */
   params: unknown;

@@ -2,8 +2,8 @@ import { LruCache } from '../chain/lru.js';
 import type { Feature } from '../features/types.js';
 import { parseGeoPolicy, type GeoPolicy } from '../geo/locate.js';
 import type { HeaderBag } from '../lib/header-values.js';
-import { policyDigest, policyOf } from '../token/policy.js';
-import { policyHeadersOf } from './headers.js';
+import { policyDigest } from '../policy-wire/digest-node.js';
+import { policyOf } from '../policy-wire/from-headers.js';
 
 /**
  * A request's own policy (POLICY_MODE=open, no policy name): its feature's policy headers parsed,
@@ -40,7 +40,7 @@ const cache = new LruCache<string, ParsedPolicyHeaders>(PARSED_POLICY_ENTRIES);
 const lastSeen = new Map<string, { values: (string | undefined)[]; parsed: ParsedPolicyHeaders }>();
 
 export function parsePolicyHeaders<Params>(module: Feature<Params>, headers: HeaderBag): ParsedPolicyHeaders<Params> {
-  const names = policyHeadersOf(module);
+  const names = module.policyHeaders;
   const last = lastSeen.get(module.name);
   if (last !== undefined && names.every((name, i) => headers.get(name) === last.values[i])) return last.parsed as ParsedPolicyHeaders<Params>;
   const key = cacheKey(module, headers, names);
@@ -78,7 +78,7 @@ function parse<Params>(module: Feature<Params>, headers: HeaderBag): ParsedPolic
     params,
     heldMints: Object.freeze(heldMints),
     geo: Object.freeze({ enabled, allowedCountries: Object.freeze(allowedCountries) as string[], latitude: undefined, longitude: undefined }),
-    pol: policyDigest(policyOf(headers, policyHeadersOf(module)) ?? {}),
+    pol: policyDigest(policyOf(headers, module.policyHeaders) ?? {}),
   });
 }
 

@@ -1,8 +1,7 @@
 import { GateError, invalidHeader } from '../errors.js';
-import type { FeatureName } from '../features/names.js';
+import type { FeatureName } from '../contract/features.js';
 import { FEATURES } from '../features/registry.js';
 import type { HeaderBag } from '../lib/header-values.js';
-import { policyHeadersOf } from './headers.js';
 import { DEFAULT_POLICY, POLICY_HEADER, type NamedPolicy, type PolicySet } from './types.js';
 
 /**
@@ -44,7 +43,7 @@ export function resolvePolicy(feature: FeatureName, headers: HeaderBag, queryNam
     if (policy === undefined) throw invalidHeader('X-404-Policy', `unknown policy ${quote(name)} for ${feature}; policies: ${listNames(policies, feature)}`);
   }
 
-  for (const header of policyHeadersOf(FEATURES[feature])) {
+  for (const header of FEATURES[feature].policyHeaders) {
     const sent = headers.get(header);
     if (sent !== undefined && sent !== policy.headers[header]) {
       throw new GateError(401, 'POLICY_MISMATCH', `Header ${header} differs from policy "${policy.name}" of ${feature}; send the policy's headers exactly, or none of them`);

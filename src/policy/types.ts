@@ -1,4 +1,4 @@
-import type { FeatureName } from '../features/names.js';
+import type { FeatureName } from '../contract/features.js';
 import type { MintConfig } from '../mint/types.js';
 import type { Rule } from '../rules/types.js';
 import type { NamedPolicy } from './named-policy.js';

@@ -1,7 +1,6 @@
 import { GateError } from '../errors.js';
 import { FEATURES } from '../features/registry.js';
 import type { HeaderBag } from '../lib/header-values.js';
-import { policyHeadersOf } from '../policy/headers.js';
 import { POLICY_HEADER } from '../policy/types.js';
 import type { LeafOutcome, RuleOutcome } from './evaluate.js';
 import type { Rule, RuleLeaf, RuleNode } from './types.js';
@@ -13,7 +12,7 @@ import type { Rule, RuleLeaf, RuleNode } from './types.js';
  */
 
 /** Every header that states a policy of some feature (geolocation included), and X-404-Policy. */
-const POLICY_HEADERS: ReadonlySet<string> = new Set([POLICY_HEADER, ...Object.values(FEATURES).flatMap((module) => policyHeadersOf(module))]);
+const POLICY_HEADERS: ReadonlySet<string> = new Set([POLICY_HEADER, ...Object.values(FEATURES).flatMap((module) => module.policyHeaders)]);
 
 /**
  * A rule is the operator's: a request may not add policy headers beside it, whatever they say

@@ -2,7 +2,7 @@ import type { ChainReader } from '../chain/types.js';
 import { type HoldingsPlan, walletHoldings, type WalletHoldings } from '../chain/wallet-holdings.js';
 import type { Config } from '../config.js';
 import { GateError } from '../errors.js';
-import { holdingsPlan as planHoldings } from '../features/lib/holdings-plan.js';
+import { holdingsPlan as planHoldings } from '../features/holdings-plan.js';
 import { FEATURES } from '../features/registry.js';
 import type { FeatureContext, FeatureResults, ReadCost } from '../features/types.js';
 import { checkLocation } from '../geo/locate.js';

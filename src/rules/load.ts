@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import { FEATURE_NAMES, isFeatureName, type FeatureName } from '../features/names.js';
+import { FEATURE_NAMES, isFeatureName, type FeatureName } from '../contract/features.js';
 import { FEATURES } from '../features/registry.js';
 import type { NamedPolicy } from '../policy/named-policy.js';
 import { MAX_RULE_DEPTH, MAX_RULE_LEAVES, type Rule, type RuleLeaf, type RuleNode } from './types.js';

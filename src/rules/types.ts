@@ -1,4 +1,4 @@
-import type { FeatureName } from '../features/names.js';
+import type { FeatureName } from '../contract/features.js';
 import type { NamedPolicy } from '../policy/named-policy.js';
 import type { WalletList } from './wallet-list.js';
 

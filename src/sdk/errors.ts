@@ -1,60 +1,15 @@
+import type { CallerErrorCode, RuleRefusalCode, SignInErrorCode } from '../contract/errors.js';
+import type { FeatureAnswerCode } from '../contract/features.js';
+import type { MintRefusalCode } from '../contract/mint.js';
+
 /**
- * Codes an X404Error can carry: the gate's own codes (docs/api.md §3–§7 and the feature failures of
- * §5), the location outcomes (`locdeny` / `locerror`, docs/api.md §7), and the caller-side codes of
- * docs/api.md §7 that arise before the gate is asked anything. The gate may add codes; switch on the
- * ones you handle and treat the rest as a failed sign-in.
+ * Codes an X404Error can carry (src/contract): the gate's own codes (docs/api.md §3–§7), each
+ * feature's answers (§5), a rule's refusals, the co-signed mint's refusals (docs/minting.md), and
+ * the caller-side codes the SDK makes itself (NONCE_ERROR, SIGNING_ERROR, NETWORK_ERROR,
+ * UNEXPECTED_RESPONSE). The gate may add codes; switch on the ones you handle and treat the rest
+ * as a failed sign-in.
  */
-export type X404ErrorCode =
-  // caller side (docs/api.md §7)
-  | 'NONCE_ERROR'
-  | 'SIGNING_ERROR'
-  // no answer from the gate while logging in (the nonce step reports NONCE_ERROR instead)
-  | 'NETWORK_ERROR'
-  // nonce and signature (docs/api.md §3–§4)
-  | 'INVALID_NONCE'
-  | 'NONCE_EXPIRED'
-  | 'NONCE_REUSED'
-  | 'INVALID_SIGNATURE'
-  | 'FEATURE_MISMATCH'
-  // tokens (docs/api.md §6)
-  | 'INVALID_TOKEN'
-  | 'POLICY_MISMATCH'
-  // bad input and upstream (docs/api.md §7)
-  | 'MISSING_HEADER'
-  | 'INVALID_HEADER'
-  | 'HEADERS_TOO_LARGE'
-  | 'RATE_LIMITED'
-  | 'UPSTREAM_UNAVAILABLE'
-  | 'INTERNAL_ERROR'
-  // feature requirements (docs/api.md §5)
-  | 'HOLDS_BANNED_TOKEN'
-  | 'EXCEEDS_MAX_HOLDING'
-  | 'INSUFFICIENT_BALANCE'
-  | 'INSUFFICIENT_HOLD_DURATION'
-  | 'INSUFFICIENT_TOKENS'
-  | 'INSUFFICIENT_ACTIVITY'
-  | 'HAS_DEBT'
-  | 'WALLET_TOO_NEW'
-  | 'MISSING_COLLECTION_NFT'
-  | 'COLLECTION_LIMIT'
-  | 'HISTORY_LIMIT'
-  | 'HOLDINGS_LIMIT'
-  // geolocation (docs/api.md §7)
-  | 'LOCATION_DENIED'
-  | 'LOCATION_ERROR'
-  // co-signed mints, mint() (docs/minting.md#refusals)
-  | 'INVALID_BODY'
-  | 'INVALID_TRANSACTION'
-  | 'BLOCKHASH_EXPIRED'
-  | 'MINT_NOT_STARTED'
-  | 'MINT_ENDED'
-  | 'SOLD_OUT'
-  | 'MINT_LIMIT_REACHED'
-  | 'SIMULATION_FAILED'
-  | 'MINT_MISCONFIGURED'
-  // a response the SDK could not understand (not JSON, no code)
-  | 'UNEXPECTED_RESPONSE'
-  | (string & {});
+export type X404ErrorCode = CallerErrorCode | SignInErrorCode | FeatureAnswerCode | RuleRefusalCode | MintRefusalCode | (string & {});
 
 /** The parsed JSON error body of the gate, `{error?, message, status?, …feature fields}`. */
 export type X404ErrorBody = Record<string, unknown>;

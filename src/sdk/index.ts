@@ -26,6 +26,7 @@ export {
   type TimelockPolicy,
   type TokenRequirement,
 } from './policy.js';
+export { strictEd25519Refusal, type StrictRefusal } from '../signature/strict-ed25519.js';
 export { chooseSignMode, signInInput, SignModeUnavailable, type ConcreteSignMode, type GateSignInOffer, type SignMode } from './proof.js';
 export {
   resolveSigner,

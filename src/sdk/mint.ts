@@ -1,7 +1,7 @@
 import * as ed from '@noble/ed25519';
 import bs58 from 'bs58';
 import { PROGRAM_IDS } from '../mint/programs.js';
-import { isMintProgram, type MintProgram } from '../mint/template.js';
+import { isMintProgram, type MintProgram } from '../contract/mint.js';
 import { concatBytes } from '../lib/bytes.js';
 import { decodeTransaction } from '../transaction/decode.js';
 import { encodeMessage, encodeTransaction } from '../transaction/encode.js';

@@ -3,6 +3,7 @@
  * runs in Node, Deno, Bun, Cloudflare Workers and other edge runtimes.
  */
 export { GateTokenError, verifyGateToken, type GateKeySource, type GateTokenErrorCode, type VerifyGateTokenOptions } from './verify.js';
-export { canonicalPolicyJson, policyDigest, policyHeadersDigest } from './policy-digest.js';
+export { canonicalPolicyJson } from '../policy-wire/canonical.js';
+export { policyDigest, policyHeadersDigest } from '../policy-wire/digest-web.js';
 export type { GateTokenClaims } from '../sdk/claims.js';
-export type { Feature, PolicyByFeature, PolicyFor } from '../sdk/policy.js';
+export type { FeatureName as Feature, PolicyByFeature, PolicyFor } from '../contract/features.js';

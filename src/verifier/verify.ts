@@ -2,8 +2,8 @@ import { base64url, createLocalJWKSet, createRemoteJWKSet, errors as joseErrors,
 import { decodeBase58 } from '../lib/base58.js';
 import type { GateTokenClaims } from '../sdk/claims.js';
 import { isReducedScalar, strictEd25519KeyRefusal, weakPointEncoding } from '../signature/strict-ed25519.js';
-import { isFeature, type Feature, type PolicyFor } from '../sdk/policy.js';
-import { policyDigest } from './policy-digest.js';
+import { isFeatureName as isFeature, type FeatureName as Feature, type PolicyFor } from '../contract/features.js';
+import { policyDigest } from '../policy-wire/digest-web.js';
 
 export type GateTokenErrorCode = 'INVALID_TOKEN' | 'TOKEN_EXPIRED' | 'FEATURE_MISMATCH' | 'POLICY_MISMATCH' | 'WALLET_MISMATCH' | 'JWKS_UNAVAILABLE';
 

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { rolldown } from 'rolldown';
-import { demoMint } from '../../src/localnet/fixture.js';
+import { demoMint } from 'x404-localnet/fixture.js';
 import { decodeJwt, newWallet, publicKeyOf } from '../helpers/client.js';
 import { startStack, type Stack } from '../helpers/gate.js';
 import { bundleSdkForBrowser, launchBrowser, servePages, type Browser, type PageServer } from './browser-harness.js';

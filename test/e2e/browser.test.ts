@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
+import { demoMint, demoWallet } from 'x404-localnet/fixture.js';
 import { startStack, type Stack } from '../helpers/gate.js';
 import { bundleSdkForBrowser, launchBrowser, SDK_PAGE, servePages, type Browser, type PageServer } from './browser-harness.js';
 

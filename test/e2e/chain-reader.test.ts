@@ -7,8 +7,8 @@ import type { FetchLike } from '../../src/chain/rpc.js';
 import type { ChainReader } from '../../src/chain/types.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { GateError } from '../../src/errors.js';
-import { demoAddress, demoMint, demoWallet } from '../../src/localnet/fixture.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { demoAddress, demoMint, demoWallet } from 'x404-localnet/fixture.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 
 /** HTTP requests and calls by method (the local chain also reports round trips per method, left out here). */
 const requestsAndCalls = ({ httpRequests, calls }: { httpRequests: number; calls: Record<string, number> }) => ({ httpRequests, calls });

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildDemoState, demoMint, demoWallet, type DemoWalletName } from '../../src/localnet/fixture.js';
-import { blockTimeDaysAgo } from '../../src/localnet/recipes.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
-import type { ChainState } from '../../src/localnet/state.js';
+import { buildDemoState, demoMint, demoWallet, type DemoWalletName } from 'x404-localnet/fixture.js';
+import { blockTimeDaysAgo } from 'x404-localnet/recipes.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
+import type { ChainState } from 'x404-localnet/state.js';
 import { blacklistPolicy, login, type HttpResult } from '../helpers/client.js';
 import { startGate, type GateProcess } from '../helpers/gate.js';
 import { expectRefusal, expectToken, newWallet } from './features-kit.js';
@@ -13,7 +13,7 @@ import { expectRefusal, expectToken, newWallet } from './features-kit.js';
 /**
  * One decision, one view of the chain; a history that may be cut short is unknown, not "new" or
  * "empty" (docs/solana-wire-format.md, "One view of the chain" and "History horizons"). The real
- * gate over HTTP against local chains whose ledger (src/localnet/ledger.ts) lags behind the
+ * gate over HTTP against local chains whose ledger (packages/localnet/src/ledger.ts) lags behind the
  * balance reads, keeps only recent blocks, has no history or no block times — alone, and in a
  * failover list beside a healthy node. In every case the answer is the right one or a 503: never a
  * token from a view the decision should not have trusted.

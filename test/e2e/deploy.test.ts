@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoWallet } from '../../src/localnet/fixture.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { demoWallet } from 'x404-localnet/fixture.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 import { fencedBlocks } from '../helpers/docs.js';
 import { testSecret } from '../helpers/gate.js';
 

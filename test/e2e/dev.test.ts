@@ -4,11 +4,11 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 import { get } from '../helpers/client.js';
 
 /**
- * `npm run dev` (dist/src/dev.js) pointed at a provider URL that carries its API key in every place
+ * `npm run dev` (packages/devpage/dist/dev.js) pointed at a provider URL that carries its API key in every place
  * providers put one (user, password, path, query): the key appears in no page, log line or
  * printed line, and the gate listens on 127.0.0.1 only unless HOST says otherwise.
  */
@@ -24,7 +24,7 @@ beforeAll(async () => {
   // A provider URL with its keys, answered by the local chain (it serves JSON-RPC on any path).
   localnet = await startLocalnet({ port: 0 });
   rpcUrl = `http://rpcuser:RPCPASSWORD@127.0.0.1:${localnet.port}/v2/PATHKEY123?api-key=QUERYKEY456`;
-  dev = spawn(process.execPath, [join(ROOT, 'dist/src/dev.js')], {
+  dev = spawn(process.execPath, [join(ROOT, 'packages/devpage/dist/dev.js')], {
     // No HOST: the default is what is tested.
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOCALNET_PORT: '0', LOG_LEVEL: 'info', WORKER_THREADS: '1', SOLANA_RPC_URL: rpcUrl },
     stdio: ['ignore', 'pipe', 'pipe'],

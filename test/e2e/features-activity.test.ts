@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SWAP_PROGRAMS } from '../../src/activity/programs.js';
-import { blockTimeDaysAgo, customError, solTransfer } from '../../src/localnet/recipes.js';
+import { blockTimeDaysAgo, customError, solTransfer } from 'x404-localnet/recipes.js';
 import { login } from '../helpers/client.js';
 import { startStack, type Stack } from '../helpers/gate.js';
 import { expectLocationDenied, expectRefusal, expectToken, expectUpstreamFailure, fixtureWallet, logCalls, loginCounted, newWallet } from './features-kit.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { blockTimeDaysAgo } from '../../src/localnet/recipes.js';
+import { blockTimeDaysAgo } from 'x404-localnet/recipes.js';
 import { get, getNonce, login, signedHeaders } from '../helpers/client.js';
 import { startStack, type Stack } from '../helpers/gate.js';
 import { expectLocationDenied, expectRefusal, expectToken, expectUpstreamFailure, fixtureWallet, logCalls, loginCounted, newWallet } from './features-kit.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_COLLECTIONS } from '../../src/localnet/collections/fixture.js';
-import { startLocalnet } from '../../src/localnet/server.js';
+import { DEMO_COLLECTIONS } from 'x404-localnet/collections/fixture.js';
+import { startLocalnet } from 'x404-localnet/server.js';
 import { login } from '../helpers/client.js';
 import { startGate, testSecret, type GateProcess, type Stack } from '../helpers/gate.js';
 import { expectLocationDenied, expectRefusal, expectToken, expectUpstreamFailure, fixtureWallet, logCalls, loginCounted, newWallet } from './features-kit.js';
@@ -8,7 +8,7 @@ import { expectLocationDenied, expectRefusal, expectToken, expectUpstreamFailure
 /**
  * collection end to end: the real gate over HTTP against the local chain, whose NFTs were made by
  * the programs' own code (Token-2022 in LiteSVM, Metaplex's serializers). Catalogue:
- * src/localnet/fixture.ts. Three gates share the
+ * packages/localnet/src/fixture.ts. Three gates share the
  * chain: with DAS_URL (the local chain answers searchAssets), without it, and with tight bounds.
  */
 const { a: A, b: B, g: G, c: C, creator: X } = DEMO_COLLECTIONS;

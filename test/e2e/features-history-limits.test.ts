@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoMint } from '../../src/localnet/fixture.js';
+import { demoMint } from 'x404-localnet/fixture.js';
 import { login } from '../helpers/client.js';
 import { startStack, type Stack } from '../helpers/gate.js';
 import { expectRefusal, expectToken, fixtureWallet } from './features-kit.js';

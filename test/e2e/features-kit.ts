@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { demoWallet, type DemoWalletName } from '../../src/localnet/fixture.js';
+import { demoWallet, type DemoWalletName } from 'x404-localnet/fixture.js';
 import { decodeJwt, login, newWallet as newSecretKey, publicKeyOf, type HttpResult } from '../helpers/client.js';
 import type { Stack } from '../helpers/gate.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { demoMint } from '../../src/localnet/fixture.js';
-import { TOKEN_PROGRAM } from '../../src/localnet/programs.js';
-import { blockTimeDaysAgo, tokenTransfer } from '../../src/localnet/recipes.js';
-import type { ChainState } from '../../src/localnet/state.js';
+import { demoMint } from 'x404-localnet/fixture.js';
+import { TOKEN_PROGRAM } from 'x404-localnet/programs.js';
+import { blockTimeDaysAgo, tokenTransfer } from 'x404-localnet/recipes.js';
+import type { ChainState } from 'x404-localnet/state.js';
 import { login } from '../helpers/client.js';
 import { startStack, type Stack } from '../helpers/gate.js';
 import { expectLocationDenied, expectRefusal, expectToken, expectUpstreamFailure, fixtureWallet, logCalls, loginCounted, newWallet } from './features-kit.js';

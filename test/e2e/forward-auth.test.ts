@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoWallet } from '../../src/localnet/fixture.js';
+import { demoWallet } from 'x404-localnet/fixture.js';
 import { authenticate } from '../../src/sdk/index.js';
 import { verifyGateToken } from '../../src/verifier/index.js';
 import { decodeJwt, get, getNonce, signedHeaders } from '../helpers/client.js';

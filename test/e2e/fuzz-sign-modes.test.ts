@@ -3,7 +3,7 @@ import { createSignInMessageText, parseSignInMessageText } from '@solana/wallet-
 import { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 import { blacklistPolicy, challenge, get, getNonce, newWallet, publicKeyOf, signedHeaders } from '../helpers/client.js';
 import { runSchedule } from '../helpers/fuzz-run.js';
 import { startGate, type GateProcess } from '../helpers/gate.js';

@@ -1,8 +1,8 @@
 import bs58 from 'bs58';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_COLLECTIONS } from '../../src/localnet/collections/fixture.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { DEMO_COLLECTIONS } from 'x404-localnet/collections/fixture.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 import { blacklistPolicy, get, publicKeyOf, signedHeaders } from '../helpers/client.js';
 import { runSchedule } from '../helpers/fuzz-run.js';
 import { startGate, testSecret, type GateProcess } from '../helpers/gate.js';

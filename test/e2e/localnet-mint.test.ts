@@ -1,6 +1,6 @@
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from '../../src/localnet/demo-mint.js';
+import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from 'x404-localnet/demo-mint.js';
 import { login } from '../helpers/client.js';
 import { startStack, type Stack } from '../helpers/gate.js';
 import { ataOf, createAta, keypair, legacyTransaction, localnetAdmin, memo, mintTo, rpcCall } from '../helpers/token-transactions.js';

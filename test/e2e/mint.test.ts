@@ -1,6 +1,6 @@
 import { AddressLookupTableAccount, Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoWallet } from '../../src/localnet/fixture.js';
+import { demoWallet } from 'x404-localnet/fixture.js';
 import { startGate } from '../helpers/gate.js';
 import { eventually } from '../helpers/launch.js';
 import { associatedTokenAccount, buildTokenMint, createAtaIdempotent, mintTo, signWith, TOKEN_2022_PROGRAM, tokenMintInstructions } from '../helpers/mint.js';

@@ -2,7 +2,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { decodeBase32 } from '../../src/lib/base32.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 import { blacklistPolicy, get, newWallet, signedHeaders, type HttpResult } from '../helpers/client.js';
 import { startGate, testSecret, type GateProcess } from '../helpers/gate.js';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';

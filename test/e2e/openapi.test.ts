@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, openApiDocument } from '../../src/http/openapi.js';
-import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
-import { DEMO_COLLECTIONS } from '../../src/localnet/collections/fixture.js';
+import { FEATURE_NAMES } from '../../src/contract/features.js';
+import { buildOpenApiDocument, openApiDocument } from '../../src/openapi/document.js';
+import { demoMint, demoWallet } from 'x404-localnet/fixture.js';
+import { DEMO_COLLECTIONS } from 'x404-localnet/collections/fixture.js';
 import { blacklistPolicy, decodeJwt, get, getNonce, login, newWallet, publicKeyOf, signedHeaders, type HttpResult } from '../helpers/client.js';
 import { generateKeyFile, launchPolicies } from '../helpers/launch.js';
 import { memoTransaction, memoTxHeaders, siwsFields, siwsHeaders } from '../helpers/sign-modes.js';
@@ -19,7 +20,7 @@ import { documentCheck, pointer } from '../helpers/openapi-conformance.js';
  * been seen here, so the document cannot drift from the gate in either direction.
  */
 const doc = openApiDocument as any;
-const FEATURES = ['blacklist', 'timelock', 'multitoken', 'activity', 'tier', 'nodebt', 'age', 'collection'];
+const FEATURES = FEATURE_NAMES;
 const check = documentCheck(doc);
 const resolve = check.resolve;
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
+import { demoMint, demoWallet } from 'x404-localnet/fixture.js';
 import { policyDigest } from '../../src/verifier/index.js';
 import { blacklistPolicy, decodeJwt, get, getNonce, login, signedHeaders } from '../helpers/client.js';
 import { runGateExpectingExit, startGate, startStack, testSecret, type GateProcess, type Stack } from '../helpers/gate.js';

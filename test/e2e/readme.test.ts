@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { demoWallet } from '../../src/localnet/fixture.js';
+import { demoWallet } from 'x404-localnet/fixture.js';
 import { authenticate, resolveSigner } from '../../src/sdk/index.js';
 import { anchorsOf, docFiles, relativeLinks, ROOT, runnableBlocks, type FencedBlock } from '../helpers/docs.js';
 import { startStack, type Stack } from '../helpers/gate.js';

@@ -5,15 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { associatedTokenAddress } from '../../src/chain/ata.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
 import { MAX_COLLECTIONS } from '../../src/features/collection.js';
-import { DEMO_COLLECTIONS } from '../../src/localnet/collections/fixture.js';
-import type { RecordedCall } from '../../src/localnet/call-log.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { DEMO_COLLECTIONS } from 'x404-localnet/collections/fixture.js';
+import type { RecordedCall } from 'x404-localnet/call-log.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 import { blacklistPolicy, get, getNonce, newWallet, publicKeyOf, signedHeaders } from '../helpers/client.js';
 import { startGate, type GateProcess } from '../helpers/gate.js';
 
 /**
  * What a request without the wallet's key can make the gate read (issue 25, item 8), seen in the
- * local chain's call log (src/localnet/call-log.ts): a caller's own policy is read only after the
+ * local chain's call log (packages/localnet/src/call-log.ts): a caller's own policy is read only after the
  * signature verifies; an operator's named policy keeps its read beside the signature (the launch
  * optimisation); scans per login are capped in the feature's parse step (400 before any read) and
  * duplicates are read once.

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { associatedTokenAddress } from '../../src/chain/ata.js';
 import { TOKEN_PROGRAM_IDS } from '../../src/chain/programs.js';
-import { demoMint } from '../../src/localnet/fixture.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { demoMint } from 'x404-localnet/fixture.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 import { blacklistPolicy, get, getNonce, newWallet, publicKeyOf, signedHeaders } from '../helpers/client.js';
 import { startGate, type GateProcess } from '../helpers/gate.js';
 

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_COLLECTIONS } from '../../src/localnet/collections/fixture.js';
-import { demoMint, demoWallet, type DemoWalletName } from '../../src/localnet/fixture.js';
+import { DEMO_COLLECTIONS } from 'x404-localnet/collections/fixture.js';
+import { demoMint, demoWallet, type DemoWalletName } from 'x404-localnet/fixture.js';
 import { decodeJwt, get, getNonce, login, newWallet, signedHeaders } from '../helpers/client.js';
 import { runGateExpectingExit, startGate, startStack, testSecret, type Stack } from '../helpers/gate.js';
 import { authenticate, memoryStorage, resolveSigner } from '../../src/sdk/index.js';
 import { verifyGateToken } from '../../src/verifier/index.js';
 import { eventually, x404 } from '../helpers/launch.js';
-import { blockTimeDaysAgo } from '../../src/localnet/recipes.js';
+import { blockTimeDaysAgo } from 'x404-localnet/recipes.js';
 import { loginCounted, newWallet as walletWithKey } from './features-kit.js';
 import { documentCheck } from '../helpers/openapi-conformance.js';
 

@@ -1,7 +1,7 @@
 import { createSignInMessage } from '@solana/wallet-standard-util';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { demoMint } from '../../src/localnet/fixture.js';
+import { demoMint } from 'x404-localnet/fixture.js';
 import {
   authenticate,
   decodeTokenClaims,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
+import { demoMint, demoWallet } from 'x404-localnet/fixture.js';
 import { authenticate, type BlacklistPolicy, type TierPolicy } from '../../src/sdk/index.js';
 import { verifyGateToken } from '../../src/verifier/index.js';
 import { startStack, type Stack } from '../helpers/gate.js';

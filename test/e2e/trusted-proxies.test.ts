@@ -1,6 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 import { get } from '../helpers/client.js';
 import { runGateExpectingExit, startGate, testSecret, type GateProcess } from '../helpers/gate.js';
 

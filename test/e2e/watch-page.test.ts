@@ -8,15 +8,15 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBase58 } from '../../src/lib/base58.js';
 import { encodeBase58 } from '../../src/lib/base58-encode.js';
-import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from '../../src/localnet/demo-mint.js';
-import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
+import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from 'x404-localnet/demo-mint.js';
+import { demoMint, demoWallet } from 'x404-localnet/fixture.js';
 import { startStack } from '../helpers/gate.js';
 import { associatedTokenAccount } from '../helpers/mint.js';
 import { launchBrowser, type Browser } from './browser-harness.js';
 
 /**
  * The watch page of `npm run dev` (docs/architecture.md), driven in chromium: the real dev entry
- * (dist/src/dev.js) with its embedded local chain, a demo wallet and a feature (or a demo mint)
+ * (packages/devpage/dist/dev.js) with its embedded local chain, a demo wallet and a feature (or a demo mint)
  * picked on the page, and each step's content checked the way a viewer reads it, against what
  * web3.js, node:crypto and the chain say. Screenshots go to
  * test-results/watch-page/ (git-ignored). A gate started as `npm start` has no such page.
@@ -36,8 +36,8 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  // Without POLICIES_FILE, as `npm run dev` runs: the demo's operator policy and launch rule (src/watch/demo.ts).
-  dev = spawn(process.execPath, [join(ROOT, 'dist/src/dev.js')], {
+  // Without POLICIES_FILE, as `npm run dev` runs: the demo's operator policy and launch rule (packages/devpage/src/demo.ts).
+  dev = spawn(process.execPath, [join(ROOT, 'packages/devpage/dist/dev.js')], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOCALNET_PORT: '0', LOG_LEVEL: 'warn', WORKER_THREADS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -334,7 +334,7 @@ describe('a gate started as npm start', () => {
   it('has no watch page: / and its routes answer 404', async () => {
     const stack = await startStack();
     try {
-      for (const path of ['/', '/watch/demo.json', '/watch/chain-reads', '/watch/files/dist/src/watch/page.js']) {
+      for (const path of ['/', '/watch/demo.json', '/watch/chain-reads', '/watch/files/packages/devpage/dist/page.js']) {
         const response = await fetch(`${stack.gateUrl}${path}`);
         expect(response.status, path).toBe(404);
         expect(await response.json()).toMatchObject({ error: 'NOT_FOUND' });

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 import { blacklistPolicy, getNonce, newWallet, signedHeaders } from '../helpers/client.js';
 import { testSecret } from '../helpers/gate.js';
 

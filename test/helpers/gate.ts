@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 
 /**
  * Starts the real gate (`node dist/src/main.js`, built by `npm test`) as a child process on a

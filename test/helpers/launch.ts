@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { demoMint } from '../../src/localnet/fixture.js';
+import { demoMint } from 'x404-localnet/fixture.js';
 
 /** What a launch operator sets up: key files made by the CLI, and a policy file. */
 const CLI = fileURLToPath(new URL('../../dist/src/cli/x404.js', import.meta.url));

@@ -15,7 +15,7 @@ import {
   VersionedTransaction,
   type AddressLookupTableAccount,
 } from '@solana/web3.js';
-import { ASSOCIATED_TOKEN_PROGRAM, associatedTokenAddress, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, SYSTEM_PROGRAM, tokenProgramId, type TokenProgramName } from '../../src/localnet/programs.js';
+import { ASSOCIATED_TOKEN_PROGRAM, associatedTokenAddress, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, SYSTEM_PROGRAM, tokenProgramId, type TokenProgramName } from 'x404-localnet/programs.js';
 
 export interface RpcReply {
   jsonrpc: string;

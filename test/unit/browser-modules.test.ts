@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { browserModules } from '../../src/watch/browser-modules.js';
+import { browserModules } from 'x404-devpage/browser-modules.js';
 
 /**
  * What the watch page of `npm run dev` serves to the browser: an entry's module graph as files

@@ -6,9 +6,9 @@ import { CORE_HEAD_SIZE, coreAssetFilters, isCoreAssetOf } from '../../src/colle
 import { readMint } from '../../src/collection/token-group.js';
 import { clearMetadataCache, metadataAddress, readMetadata, TOKEN_METADATA_PROGRAM_ID } from '../../src/collection/token-metadata.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
-import { buildTokenGroup } from '../../src/localnet/collections/token-2022-group.js';
-import { coreAssetAccount, metadataAccount, metadataPda, TOKEN_STANDARD } from '../../src/localnet/collections/metaplex.js';
-import { labelAddress } from '../../src/localnet/state.js';
+import { buildTokenGroup } from 'x404-localnet/collections/token-2022-group.js';
+import { coreAssetAccount, metadataAccount, metadataPda, TOKEN_STANDARD } from 'x404-localnet/collections/metaplex.js';
+import { labelAddress } from 'x404-localnet/state.js';
 
 /**
  * The collection decoders (src/collection/) against bytes made by the programs' own code — the

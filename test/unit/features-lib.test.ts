@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GateError } from '../../src/errors.js';
 import { divideRoundingUp, formatFixed, formatFixedCeil } from '../../src/lib/fixed.js';
-import { fixedPoint, nonNegativeInteger, nonNegativeNumber } from '../../src/features/lib/numbers.js';
-import { DAY_MS, daysSince } from '../../src/features/lib/time.js';
+import { fixedPoint, nonNegativeInteger, nonNegativeNumber } from '../../src/features/read-headers.js';
+import { DAY_MS, daysSince } from '../../src/history/days.js';
 
 describe('fixedPoint', () => {
   it('turns decimal text into exact integers', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChainTransaction, TokenBalance } from '../../src/chain/types.js';
-import { HoldingsRewind, holdingsChange, type TrackedHoldings } from '../../src/features/lib/holdings-history.js';
+import { HoldingsRewind, holdingsChange, type TrackedHoldings } from '../../src/history/holdings-rewind.js';
 
 /** Pure tests of the holdings rewind; the feature's behaviour is tested end to end (test/e2e). */
 const WALLET = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';

@@ -6,10 +6,26 @@ import { describe, expect, it } from 'vitest';
 /**
  * The module graph of src/ and workers/ has no cycle (type-only imports included): each room
  * depends on lower ones, so a newcomer can read a module without reading what imports it
- * (docs/architecture.md).
+ * (docs/architecture.md). The packages point one way: the gate imports neither the local chain
+ * nor the development page; the local chain imports nothing of the gate; the development page
+ * reaches the gate only through its published entry points.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+/** Every specifier a module names: static imports and re-exports, dynamic import(), require(). */
+const ANY_IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** Each module of the folders and what it names, resolved to a path when relative. */
+function specifiers(...dirs: string[]): { file: string; specifier: string; target: string | undefined }[] {
+  return dirs.flatMap((dir) =>
+    sourceFiles(join(root, dir)).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(ANY_IMPORT)].map((match) => {
+        const specifier = (match[1] ?? match[2] ?? match[3] ?? match[4]) as string;
+        return { file: relative(root, file), specifier, target: specifier.startsWith('.') ? relative(root, resolve(dirname(file), specifier)) : undefined };
+      }),
+    ),
+  );
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -70,6 +86,45 @@ function cycles(graph: Map<string, string[]>): string[][] {
   for (const node of graph.keys()) if (!index.has(node)) visit(node);
   return found;
 }
+
+describe('package boundaries', () => {
+  it('the gate (src/, workers/) imports neither the local chain nor the development page', () => {
+    const found = specifiers('src', 'workers').filter(
+      ({ specifier, target }) => /^x404-(localnet|devpage)\b/.test(specifier) || (target !== undefined && !/^(src|workers)\//.test(target)),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('the contract (src/contract) imports nothing outside itself: browsers, the SDK and every projection read it', () => {
+    const found = specifiers('src/contract').filter(({ target }) => target === undefined || !target.startsWith('src/contract/'));
+    expect(found).toEqual([]);
+  });
+
+  it('the local chain imports nothing of the gate, nor anything outside its package', () => {
+    const found = specifiers('packages/localnet/src').filter(
+      ({ specifier, target }) => /^x404-/.test(specifier) || (target !== undefined && !target.startsWith('packages/localnet/src/')),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('the development page reaches the gate only through its published entry points', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const published = new Set(Object.keys(manifest.exports).map((subpath) => `x404-gate${subpath.slice(1)}`));
+    const found = specifiers('packages/devpage/src').filter(
+      ({ specifier, target }) => (specifier.startsWith('x404-gate') && !published.has(specifier)) || (target !== undefined && !target.startsWith('packages/devpage/src/')),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('sees an import that crosses a boundary (the checker itself)', () => {
+    const text = "import { a } from '../../packages/localnet/src/x.js';\nexport * from 'x404-localnet/y.js';\nconst m = await import('x404-devpage/z.js');";
+    expect([...text.matchAll(ANY_IMPORT)].map((match) => match[1] ?? match[2] ?? match[3] ?? match[4])).toEqual([
+      '../../packages/localnet/src/x.js',
+      'x404-localnet/y.js',
+      'x404-devpage/z.js',
+    ]);
+  });
+});
 
 describe('module graph', () => {
   it('reads every relative import of src/ and workers/', () => {

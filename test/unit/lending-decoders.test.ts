@@ -9,8 +9,8 @@ import { decodeSaveObligation, SAVE_OBLIGATION_SIZE } from '../../src/lending/sa
 import { usdFromScaledFraction, WAD } from '../../src/lending/usd.js';
 import { formatFixed } from '../../src/lib/fixed.js';
 
-/** Real mainnet account dumps (getAccountInfo shape): test/fixtures/lending/README.md says where each was read. */
-const lendingDir = fileURLToPath(new URL('../fixtures/lending', import.meta.url));
+/** Real mainnet account dumps (getAccountInfo shape): packages/localnet/fixtures/lending/README.md says where each was read. */
+const lendingDir = fileURLToPath(new URL('../../packages/localnet/fixtures/lending', import.meta.url));
 
 function dump(name: string): { pubkey: string; owner: string; data: Buffer } {
   const json = JSON.parse(readFileSync(resolve(lendingDir, `${name}.json`), 'utf8'));

@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDemoState, demoAddress, demoMint, demoWallet } from '../../src/localnet/fixture.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
-import { ChainState } from '../../src/localnet/state.js';
+import { buildDemoState, demoAddress, demoMint, demoWallet } from 'x404-localnet/fixture.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
+import { ChainState } from 'x404-localnet/state.js';
 
 const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const TOKEN_2022 = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';

@@ -6,11 +6,11 @@
  */
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
-import { buildDemoState, demoWallet } from '../../src/localnet/fixture.js';
-import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../src/localnet/programs.js';
-import { ProviderLimits, tokenScanUsesIndex, type ProfiledCall } from '../../src/localnet/provider-limits.js';
-import { applyProfileChange, PRESETS, presetSettings, profileFromEnv } from '../../src/localnet/provider-profile.js';
-import { RollingWindow } from '../../src/localnet/rolling-window.js';
+import { buildDemoState, demoWallet } from 'x404-localnet/fixture.js';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from 'x404-localnet/programs.js';
+import { ProviderLimits, tokenScanUsesIndex, type ProfiledCall } from 'x404-localnet/provider-limits.js';
+import { applyProfileChange, PRESETS, presetSettings, profileFromEnv } from 'x404-localnet/provider-profile.js';
+import { RollingWindow } from 'x404-localnet/rolling-window.js';
 
 describe('presets', () => {
   it('none changes nothing; each named preset sets the limits docs/local-chain.md describes', () => {

@@ -11,10 +11,10 @@ import { gunzipSync } from 'node:zlib';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
-import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../src/localnet/programs.js';
-import { presetSettings } from '../../src/localnet/provider-profile.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { demoMint, demoWallet } from 'x404-localnet/fixture.js';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from 'x404-localnet/programs.js';
+import { presetSettings } from 'x404-localnet/provider-profile.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 
 let chain: LocalnetHandle;
 

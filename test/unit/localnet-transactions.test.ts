@@ -12,10 +12,10 @@ import { createRequire } from 'node:module';
 import bs58 from 'bs58';
 import { AddressLookupTableAccount, Keypair, PublicKey, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from '../../src/localnet/demo-mint.js';
-import { buildDemoState, demoMint, demoWallet } from '../../src/localnet/fixture.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
-import { INSTRUCTION_ERROR_NAMES, TRANSACTION_ERROR_NAMES } from '../../src/localnet/transaction-errors.js';
+import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from 'x404-localnet/demo-mint.js';
+import { buildDemoState, demoMint, demoWallet } from 'x404-localnet/fixture.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
+import { INSTRUCTION_ERROR_NAMES, TRANSACTION_ERROR_NAMES } from 'x404-localnet/transaction-errors.js';
 import {
   ataOf,
   computeUnitPrice,

@@ -3,8 +3,8 @@
  * batches, the body limit, fault injection, counters and admin routes.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { demoMint, demoWallet } from '../../src/localnet/fixture.js';
-import { startLocalnet, type LocalnetHandle } from '../../src/localnet/server.js';
+import { demoMint, demoWallet } from 'x404-localnet/fixture.js';
+import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 
 /** HTTP requests and calls by method (the local chain also reports round trips per method, left out here). */
 const requestsAndCalls = ({ httpRequests, calls }: { httpRequests: number; calls: Record<string, number> }) => ({ httpRequests, calls });

@@ -2,7 +2,7 @@ import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionIns
 import { describe, expect, it } from 'vitest';
 import { checkTemplate, confirmDestination, type TemplateSpec } from '../../src/mint/check.js';
 import { decodeTransaction } from '../../src/transaction/decode.js';
-import { TRANSACTION_REASONS } from '../../src/mint/template.js';
+import { TRANSACTION_REASONS } from '../../src/contract/mint.js';
 import { ATA_PROGRAM, associatedTokenAccount, createAtaIdempotent, independentReading, mintTo, refusalOf, signWith, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, tokenMintInstructions } from '../helpers/mint.js';
 import { prng, Seeded } from '../helpers/seeded.js';
 

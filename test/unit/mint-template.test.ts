@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { openApiDocument } from '../../src/http/openapi.js';
+import { openApiDocument } from '../../src/openapi/document.js';
 import { MINT_HELP } from '../../src/cli/mint.js';
-import { MINT_FIELDS, MINT_PROGRAMS, MINT_REFUSALS, MINT_STATE_FIELDS, TRANSACTION_REASONS } from '../../src/mint/template.js';
+import { MINT_FIELDS, MINT_PROGRAMS, MINT_REFUSALS, MINT_STATE_FIELDS, TRANSACTION_REASONS } from '../../src/contract/mint.js';
 import { MINT_CONFIGURATION_KEYS } from '../../src/sdk/index.js';
 
 /**
  * One description, many projections: the tables of docs/minting.md, the SDK's MintConfiguration,
- * the OpenAPI document and the CLI's help all say what src/mint/template.ts says.
+ * the OpenAPI document and the CLI's help all say what src/contract/mint.ts says.
  */
 const doc = readFileSync(new URL('../../docs/minting.md', import.meta.url), 'utf8');
 

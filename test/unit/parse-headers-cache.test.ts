@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { FEATURES } from '../../src/features/registry.js';
 import { parseGeoPolicy } from '../../src/geo/locate.js';
-import { policyHeadersOf } from '../../src/policy/headers.js';
 import { clearParsedPolicyHeaders, PARSED_POLICY_ENTRIES, parsePolicyHeaders } from '../../src/policy/parse-headers.js';
-import { policyDigest, policyOf } from '../../src/token/policy.js';
+import { policyDigest } from '../../src/policy-wire/digest-node.js';
+import { policyOf } from '../../src/policy-wire/from-headers.js';
 
 /**
  * A request's own policy headers are parsed once per distinct set of values: every answer must be
@@ -24,7 +24,7 @@ function uncached(headers: Map<string, string>): unknown {
     params,
     heldMints: blacklist.heldMints!(params),
     geo: { ...geo, latitude: undefined, longitude: undefined },
-    pol: policyDigest(policyOf(headers, policyHeadersOf(blacklist)) ?? {}),
+    pol: policyDigest(policyOf(headers, blacklist.policyHeaders) ?? {}),
   };
 }
 

@@ -8,7 +8,8 @@ import { loadPolicyFile } from '../../src/policy/load.js';
 import { resolvePolicy } from '../../src/policy/resolve.js';
 import type { PolicySet } from '../../src/policy/types.js';
 import { policyToHeaders } from '../../src/sdk/index.js';
-import { policyDigest as gateDigest, policyOf } from '../../src/token/policy.js';
+import { policyDigest as gateDigest } from '../../src/policy-wire/digest-node.js';
+import { policyOf } from '../../src/policy-wire/from-headers.js';
 import { policyDigest } from '../../src/verifier/index.js';
 
 /** POLICIES_FILE: read once, validated by the header parsers, resolved per request. */
@@ -90,7 +91,7 @@ describe('loading POLICIES_FILE', () => {
 
   it.each([
     ['an unknown feature', { blacklst: { launch: LAUNCH } }, /unknown feature "blacklst"/],
-    ['an unknown field', { blacklist: { launch: { ...LAUNCH, max_holding: {} } } }, /blacklist policy "launch", field max_holding: unknown field; blacklist policies have excluded_mints, max_holdings, geo_code, geo_code_locs/],
+    ['an unknown field', { blacklist: { launch: { ...LAUNCH, max_holding: {} } } }, /blacklist policy "launch", field max_holding: unknown field; blacklist policies have excluded_mints, max_holdings, scope, geo_code, geo_code_locs/],
     ['a field the parser refuses', { blacklist: { launch: { ...LAUNCH, excluded_mints: ['not-a-mint'] } } }, /blacklist policy "launch", field excluded_mints: "not-a-mint" is not a base58 32-byte address/],
     ['an amount that is not an integer', { tier: { vip: { tier_config: { gold: { mint: USDC, amount: '1.5' } } } } }, /tier policy "vip", field tier_config: .*1\.5/],
     ['a bad country', { blacklist: { launch: { ...LAUNCH, geo_code_locs: 'USA' } } }, /blacklist policy "launch", field geo_code_locs: "USA" is not an ISO 3166-1/],

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalPolicyJson, policyDigest, policyOf } from '../../src/token/policy.js';
+import { canonicalPolicyJson } from '../../src/policy-wire/canonical.js';
+import { policyDigest } from '../../src/policy-wire/digest-node.js';
+import { policyOf } from '../../src/policy-wire/from-headers.js';
 
 /** The digest computed from its definition, with no cache in the way. */
 const reference = (policy: Record<string, string>): string => createHash('sha256').update(canonicalPolicyJson(policy)).digest('base64url');

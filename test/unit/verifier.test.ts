@@ -2,7 +2,8 @@ import { createHash, createHmac, generateKeyPairSync } from 'node:crypto';
 import { base64url, exportJWK, SignJWT, UnsecuredJWT, type JSONWebKeySet } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { policyToHeaders } from '../../src/sdk/index.js';
-import { policyDigest as gatePolicyDigest, policyOf } from '../../src/token/policy.js';
+import { policyDigest as gatePolicyDigest } from '../../src/policy-wire/digest-node.js';
+import { policyOf } from '../../src/policy-wire/from-headers.js';
 import { canonicalPolicyJson, GateTokenError, policyDigest, policyHeadersDigest, verifyGateToken } from '../../src/verifier/index.js';
 
 const SECRET = 'a-relying-party-test-secret-of-sufficient-length';

@@ -5,7 +5,7 @@ import type { ChainReader, OwnedTokenAccount } from '../../src/chain/types.js';
 import { ataMintsOf, LIST_BY_MINT_UP_TO, walletHoldings, type HoldingsScope } from '../../src/chain/wallet-holdings.js';
 import { blacklistFeature } from '../../src/features/blacklist.js';
 import { collectionFeature } from '../../src/features/collection.js';
-import { featureHoldingsPlan, holdingsPlan } from '../../src/features/lib/holdings-plan.js';
+import { featureHoldingsPlan, holdingsPlan } from '../../src/features/holdings-plan.js';
 import { multitokenFeature } from '../../src/features/multitoken.js';
 import { tierFeature } from '../../src/features/tier.js';
 import type { Feature } from '../../src/features/types.js';

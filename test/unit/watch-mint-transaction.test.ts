@@ -1,10 +1,10 @@
 import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, VersionedTransaction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
-import { describeTransaction } from '../../src/watch/mint-transaction.js';
+import { describeTransaction } from 'x404-devpage/mint-transaction.js';
 import { associatedTokenAccount, buildTokenMint, createAtaIdempotent, mintTo, TOKEN_2022_PROGRAM } from '../helpers/mint.js';
 
 /**
- * What the watch page's mint view says about a transaction (src/watch/mint-transaction.ts), held
+ * What the watch page's mint view says about a transaction (packages/devpage/src/mint-transaction.ts), held
  * against transactions built and read by @solana/web3.js: each key's role, each instruction of the
  * token templates with its accounts and arguments, and anything else shown raw.
  */
