@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
 import { ATA_CACHE_WALLETS, associatedTokenAddress, clearAtaCache, deriveAssociatedTokenAddress } from '../src/chain/ata.js';
 import { isOnCurve } from '../src/chain/ed25519-on-curve.js';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../src/chain/programs.js';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../src/chain/token-programs.js';
 import { microsPerCall, randomAddresses } from './micro.js';
 
 const ATA_PROGRAM = new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID);

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { PublicKey } from '@solana/web3.js';
 import { countTokenNfts } from '../src/collection/token-nfts.js';
 import { clearMetadataCache, deriveMetadataAddress, metadataAddress } from '../src/collection/token-metadata.js';
-import { TOKEN_PROGRAM_ID } from '../src/chain/programs.js';
+import { TOKEN_PROGRAM_ID } from '../src/chain/token-programs.js';
 import type { AccountInfo, ChainReader, OwnedTokenAccount } from '../src/chain/types.js';
 import { encodeMint } from 'x404-localnet/layouts.js';
 import { metadataAccount, TOKEN_STANDARD } from 'x404-localnet/collections/metaplex.js';

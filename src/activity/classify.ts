@@ -1,5 +1,5 @@
 import type { ChainInstruction, ChainTransaction } from '../chain/types.js';
-import { NFT_PROGRAMS, STAKE_PROGRAM, SWAP_PROGRAMS, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './programs.js';
+import { NFT_PROGRAMS, STAKE_PROGRAM, SWAP_PROGRAMS, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './classifying-programs.js';
 
 /** The activity feature's transaction types (docs/api.md §5). */
 export const ACTIVITY_TYPES = ['transfer', 'swap', 'nft', 'stake'] as const;

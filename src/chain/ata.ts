@@ -1,8 +1,8 @@
 import * as nodeCrypto from 'node:crypto';
 import { addressBytes, encodeAddress } from './address.js';
 import { isOnCurve } from './ed25519-on-curve.js';
-import { LruCache } from './lru.js';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_IDS } from './programs.js';
+import { LruCache } from '../lib/lru-cache.js';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_IDS } from './token-programs.js';
 
 const PDA_MARKER = Buffer.from('ProgramDerivedAddress');
 const ATA_PROGRAM = addressBytes(ASSOCIATED_TOKEN_PROGRAM_ID);

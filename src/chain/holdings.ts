@@ -5,7 +5,7 @@ import type { AccountBatcher } from './account-batcher.js';
 import type { CallCoalescer } from './call-coalescer.js';
 import type { MintPrograms } from './mint-programs.js';
 import { associatedTokenAddress } from './ata.js';
-import { SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_IDS } from './programs.js';
+import { SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_IDS } from './token-programs.js';
 import { contextValue, malformed, parseKeyedAccounts } from './replies.js';
 import { readHeldTokenAccount, TOKEN_ACCOUNT_SLICE, TokenAccountError } from './token-account.js';
 import type { AccountInfo, OwnedTokenAccount } from './types.js';

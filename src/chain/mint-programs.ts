@@ -1,6 +1,6 @@
 import type { AccountBatcher } from './account-batcher.js';
-import { LruCache } from './lru.js';
-import { TOKEN_PROGRAM_IDS } from './programs.js';
+import { LruCache } from '../lib/lru-cache.js';
+import { TOKEN_PROGRAM_IDS } from './token-programs.js';
 
 /**
  * Which token program owns each mint. A token account can only hold a mint of its own program

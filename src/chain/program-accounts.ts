@@ -1,7 +1,7 @@
 import bs58 from 'bs58';
 import { decodeBase58, MAX_BASE58_LENGTH } from '../lib/base58.js';
 import { addressBytes } from './address.js';
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_IDS } from './programs.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_IDS } from './token-programs.js';
 import { isCount, malformed, parseKeyedAccounts } from './replies.js';
 import type { RpcClient } from './rpc.js';
 import type { Config } from '../config.js';

@@ -56,7 +56,7 @@ export function isMethodRefusal({ code }: RpcErrorObject): boolean {
  * Whether an HTTP answer to one call refuses its method at this endpoint: 410 (gone: the public
  * endpoint's "The RPC call or parameters have been disabled."), or 403 carrying a JSON-RPC error
  * that is not a rate limit. A bare 403 (a firewall's page, a plan's rate limit) is a failure to
- * retry, as before: keeping a method off an endpoint for minutes on it would be too much.
+ * retry like any other: keeping a method off an endpoint for minutes on it would be too much.
  */
 export function isMethodRefusalAnswer(status: number, reply: unknown): boolean {
   if (status === 410) return true;

@@ -5,7 +5,7 @@ import { CallCoalescer } from './call-coalescer.js';
 import { isAtaCached, rememberAssociatedTokenAddress, type AtaSeed } from './ata.js';
 import { readSignatures, readTransactions, type HistoryCommitment } from './history.js';
 import { readAtaBalances, readTokenAccounts, readTokenAccountsOfMints } from './holdings.js';
-import { LruCache } from './lru.js';
+import { LruCache } from '../lib/lru-cache.js';
 import { MintPrograms } from './mint-programs.js';
 import { readProgramAccounts } from './program-accounts.js';
 import { scanKey, SharedScans } from './shared-scans.js';

@@ -1,5 +1,5 @@
 import { encodeAddress } from './address.js';
-import { TOKEN_2022_PROGRAM_ID } from './programs.js';
+import { TOKEN_2022_PROGRAM_ID } from './token-programs.js';
 
 /** SPL Token account layout (docs/solana-wire-format.md): the same first 165 bytes under both token programs. */
 export const TOKEN_ACCOUNT_SIZE = 165;

@@ -1,6 +1,6 @@
 import { associatedTokenAddress } from './ata.js';
 import { sumBalances } from './holdings.js';
-import { TOKEN_PROGRAM_IDS } from './programs.js';
+import { TOKEN_PROGRAM_IDS } from './token-programs.js';
 import type { ChainReader, OwnedTokenAccount } from './types.js';
 
 /**

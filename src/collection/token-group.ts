@@ -1,5 +1,5 @@
 import { encodeAddress } from '../chain/address.js';
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../chain/programs.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../chain/token-programs.js';
 import { readExtensions, TLV_START, TokenAccountError } from '../chain/token-account.js';
 
 /**

@@ -1,6 +1,6 @@
 import { addressBytes, encodeAddress } from '../chain/address.js';
 import { findProgramAddress } from '../chain/ata.js';
-import { LruCache } from '../chain/lru.js';
+import { LruCache } from '../lib/lru-cache.js';
 
 /**
  * Metaplex Token Metadata (docs/solana-wire-format.md, "Collections"): the metadata account of a

@@ -1,9 +1,9 @@
 import type { MintProgram } from '../contract/mint.js';
-import { PROGRAM_BYTES } from './programs.js';
+import { PROGRAM_BYTES } from './template-programs.js';
 import { equalBytes } from '../lib/bytes.js';
 import { computeBudgetKind } from '../transaction/compute-budget.js';
 import { keyRole, type CompiledInstruction, type WireTransaction } from '../transaction/message.js';
-import { TransactionRejected } from '../transaction/rejected.js';
+import { TransactionRejected } from '../transaction/transaction-rejected.js';
 
 /**
  * Whether a decoded transaction is exactly a mint template's (docs/minting.md, "Transaction

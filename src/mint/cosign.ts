@@ -1,6 +1,6 @@
 import { sign } from 'node:crypto';
 import type { ChainReader } from '../chain/types.js';
-import { PROGRAM_IDS } from './programs.js';
+import { PROGRAM_IDS } from './template-programs.js';
 import type { Config } from '../config.js';
 import { GateError, upstreamUnavailable } from '../errors.js';
 import { answerReserveMs } from '../gate/login-deadline.js';
@@ -18,7 +18,7 @@ import { MAX_MINT_BODY_BYTES } from '../contract/mint.js';
 import { decodeTransaction } from '../transaction/decode.js';
 import { encodeTransaction } from '../transaction/encode.js';
 import type { WireTransaction } from '../transaction/message.js';
-import { TransactionRejected } from '../transaction/rejected.js';
+import { TransactionRejected } from '../transaction/transaction-rejected.js';
 import type { MintConfig } from './types.js';
 
 /**

@@ -6,7 +6,7 @@ import { decodeBase58 } from '../lib/base58.js';
 import { encodeBase58 } from '../lib/base58-encode.js';
 import type { NamedPolicy } from '../policy/named-policy.js';
 import type { Rule } from '../rules/types.js';
-import { PROGRAM_BYTES, PROGRAM_IDS } from './programs.js';
+import { PROGRAM_BYTES, PROGRAM_IDS } from './template-programs.js';
 import { equalBytes } from '../lib/bytes.js';
 import { fieldApplies, isMintProgram, isTokenTemplate, MINT_FIELDS, MINT_PROGRAMS, type MintProgram } from '../contract/mint.js';
 import type { MintCondition, MintConfig, MintSigner } from './types.js';

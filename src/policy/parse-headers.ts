@@ -1,4 +1,4 @@
-import { LruCache } from '../chain/lru.js';
+import { LruCache } from '../lib/lru-cache.js';
 import type { Feature } from '../features/types.js';
 import { parseGeoPolicy, type GeoPolicy } from '../geo/locate.js';
 import type { HeaderBag } from '../lib/header-values.js';
@@ -16,7 +16,7 @@ import { policyOf } from '../policy-wire/from-headers.js';
  * Bounded: PARSED_POLICY_ENTRIES sets (least recently used dropped), each with a key of at most
  * MAX_KEY_CHARS characters (longer header sets are parsed every time, uncached), so at most
  * ~256 × (4 KB + the parsed values) ≈ 2 MB. A set that fails to parse is never cached: its error is
- * thrown again for each request, as before.
+ * thrown again for each request.
  */
 export interface ParsedPolicyHeaders<Params = unknown> {
   params: Params;

@@ -9,7 +9,7 @@ import { DEFAULT_POLICY, POLICY_HEADER, type NamedPolicy, type PolicySet } from 
  * - a name in `X-404-Policy` or `?policy=` selects that policy of the feature (unknown → 400
  *   INVALID_HEADER naming it);
  * - without a name, POLICY_MODE=open leaves the request's own headers as the policy (undefined is
- *   returned: today's behaviour), and pinned mode takes the feature's `default` policy, or answers
+^ *   returned), and pinned mode takes the feature's `default` policy, or answers
  *   400 MISSING_HEADER when there is none;
  * - under a named policy, policy headers the request carries anyway must say exactly what the
  *   policy says (401 POLICY_MISMATCH otherwise): the policy checked is always the operator's.

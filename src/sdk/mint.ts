@@ -1,6 +1,6 @@
 import * as ed from '@noble/ed25519';
 import bs58 from 'bs58';
-import { PROGRAM_IDS } from '../mint/programs.js';
+import { PROGRAM_IDS } from '../mint/template-programs.js';
 import { isMintProgram, type MintProgram } from '../contract/mint.js';
 import { concatBytes } from '../lib/bytes.js';
 import { decodeTransaction } from '../transaction/decode.js';

@@ -23,8 +23,8 @@ import { computeBudgetKind, SET_COMPUTE_UNIT_PRICE } from '../transaction/comput
 import { decodeTransaction } from '../transaction/decode.js';
 import { encodeMessage, encodeTransaction } from '../transaction/encode.js';
 import { KEY_BYTES, MAX_TRANSACTION_BYTES, SIGNATURE_BYTES, VERSION_PREFIX, type CompiledInstruction, type WireTransaction } from '../transaction/message.js';
-import { MalformedTransaction } from '../transaction/rejected.js';
-import { excerpt, malformed, mismatch } from './rejected.js';
+import { MalformedTransaction } from '../transaction/transaction-rejected.js';
+import { excerpt, malformed, mismatch } from './message-rejected.js';
 
 export { MAX_TRANSACTION_BYTES };
 

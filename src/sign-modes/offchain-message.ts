@@ -62,7 +62,7 @@
  * 15312 bytes), this module follows the spec and Agave.
  */
 import { concatBytes, equalBytes } from '../lib/bytes.js';
-import { excerpt, malformed, mismatch } from './rejected.js';
+import { excerpt, malformed, mismatch } from './message-rejected.js';
 
 /** b"\xffsolana offchain"; the module keeps its own copy, so that no caller can change what it checks. */
 const DOMAIN = new Uint8Array([0xff, ...new TextEncoder().encode('solana offchain')]);

@@ -6,7 +6,7 @@ import type { AcceptedNonce } from '../nonce/codec.js';
 import { challengeFor } from '../signature/challenge.js';
 import { checkMemoTransaction, decodeMemoTransaction } from './memo-transaction.js';
 import { checkOffchainMessage, defaultOffchainMessage, parseOffchainMessage } from './offchain-message.js';
-import { MessageRejected } from './rejected.js';
+import { MessageRejected } from './message-rejected.js';
 import { checkSiwsMessage, parseSiwsMessage } from './siws.js';
 
 /**

@@ -1,6 +1,6 @@
 import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { decodeBase58 } from '../lib/base58.js';
-import { excerpt, malformed, mismatch } from './rejected.js';
+import { excerpt, malformed, mismatch } from './message-rejected.js';
 
 /**
  * Sign In With Solana (the wallet-standard `solana:signIn` feature): the wallet builds the text

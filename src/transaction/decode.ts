@@ -1,4 +1,4 @@
-import { MalformedTransaction } from './rejected.js';
+import { MalformedTransaction } from './transaction-rejected.js';
 import {
   KEY_BYTES,
   MAX_ACCOUNT_KEYS,

@@ -7,5 +7,5 @@ export { computeBudgetKind } from './compute-budget.js';
 export { decodeTransaction } from './decode.js';
 export { encodeMessage, encodeTransaction } from './encode.js';
 export { keyRole, type AddressTableLookup, type CompiledInstruction, type Message, type MessageHeader, type WireTransaction } from './message.js';
-export { MalformedTransaction, TransactionRejected } from './rejected.js';
-export { PROGRAM_IDS } from '../mint/programs.js';
+export { MalformedTransaction, TransactionRejected } from './transaction-rejected.js';
+export { PROGRAM_IDS } from '../mint/template-programs.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SWAP_PROGRAMS } from '../../src/activity/programs.js';
+import { SWAP_PROGRAMS } from '../../src/activity/classifying-programs.js';
 import { blockTimeDaysAgo, customError, solTransfer } from 'x404-localnet/recipes.js';
 import { login } from '../helpers/client.js';
 import { startStack, type Stack } from '../helpers/gate.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { associatedTokenAddress } from '../../src/chain/ata.js';
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/token-programs.js';
 import { MAX_COLLECTIONS } from '../../src/features/collection.js';
 import { DEMO_COLLECTIONS } from 'x404-localnet/collections/fixture.js';
 import type { RecordedCall } from 'x404-localnet/call-log.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { associatedTokenAddress } from '../../src/chain/ata.js';
-import { TOKEN_PROGRAM_IDS } from '../../src/chain/programs.js';
+import { TOKEN_PROGRAM_IDS } from '../../src/chain/token-programs.js';
 import { demoMint } from 'x404-localnet/fixture.js';
 import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 import { blacklistPolicy, get, getNonce, newWallet, publicKeyOf, signedHeaders } from '../helpers/client.js';

@@ -11,7 +11,7 @@ import {
   VersionedTransaction,
   type AddressLookupTableAccount,
 } from '@solana/web3.js';
-import { TransactionRejected } from '../../src/transaction/rejected.js';
+import { TransactionRejected } from '../../src/transaction/transaction-rejected.js';
 
 /**
  * Mint transactions as a page builds them with @solana/web3.js (not with the gate's own encoder),

@@ -4,7 +4,7 @@ import { PublicKey } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { associatedTokenAddress, deriveAssociatedTokenAddress, findProgramAddress } from '../../src/chain/ata.js';
 import { isOnCurve } from '../../src/chain/ed25519-on-curve.js';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/token-programs.js';
 
 const P = (1n << 255n) - 19n;
 

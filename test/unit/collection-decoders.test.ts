@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CORE_HEAD_SIZE, coreAssetFilters, isCoreAssetOf } from '../../src/collection/core.js';
 import { readMint } from '../../src/collection/token-group.js';
 import { clearMetadataCache, metadataAddress, readMetadata, TOKEN_METADATA_PROGRAM_ID } from '../../src/collection/token-metadata.js';
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/token-programs.js';
 import { buildTokenGroup } from 'x404-localnet/collections/token-2022-group.js';
 import { coreAssetAccount, metadataAccount, metadataPda, TOKEN_STANDARD } from 'x404-localnet/collections/metaplex.js';
 import { labelAddress } from 'x404-localnet/state.js';

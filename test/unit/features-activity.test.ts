@@ -1,7 +1,7 @@
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 import { classifyTransaction, walletLamportChange } from '../../src/activity/classify.js';
-import { NFT_PROGRAMS, STAKE_PROGRAM, SWAP_PROGRAMS, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../src/activity/programs.js';
+import { NFT_PROGRAMS, STAKE_PROGRAM, SWAP_PROGRAMS, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../src/activity/classifying-programs.js';
 import type { ChainInstruction, ChainTransaction, TokenBalance } from '../../src/chain/types.js';
 
 const WALLET = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LruCache } from '../../src/chain/lru.js';
+import { LruCache } from '../../src/lib/lru-cache.js';
 
 describe('LruCache (two generations)', () => {
   it('never holds more than its capacity, and keeps what was used recently', () => {

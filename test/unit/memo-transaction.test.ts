@@ -22,7 +22,7 @@ import {
   memoTransactionMessage,
   serializeSignedTransaction,
 } from '../../src/sign-modes/memo-transaction.js';
-import { MessageRejected } from '../../src/sign-modes/rejected.js';
+import { MessageRejected } from '../../src/sign-modes/message-rejected.js';
 
 const MEMO = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 const MEMO_V1 = new PublicKey('Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo');

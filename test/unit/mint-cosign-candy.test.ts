@@ -10,7 +10,7 @@ import { GateError } from '../../src/errors.js';
 import type { MintChain } from '../../src/mint/chain.js';
 import { MintService } from '../../src/mint/cosign.js';
 import { MemoryReservationStore } from '../../src/mint/memory-store.js';
-import { PROGRAM_IDS } from '../../src/mint/programs.js';
+import { PROGRAM_IDS } from '../../src/mint/template-programs.js';
 import { loadPolicyFile } from '../../src/policy/load.js';
 import { createSignatureVerifier } from '../../src/signature/verifier.js';
 import { buildCandyMint, candyGuardAccount, some, sol, umiKey, type CandyProgram } from '../helpers/candy.js';

@@ -12,7 +12,7 @@ import {
   type OffchainMessage,
   type OffchainMessageInput,
 } from '../../src/sign-modes/offchain-message.js';
-import { MessageRejected } from '../../src/sign-modes/rejected.js';
+import { MessageRejected } from '../../src/sign-modes/message-rejected.js';
 
 /** b"\xffsolana offchain", byte by byte. */
 const DOMAIN = [0xff, 0x73, 0x6f, 0x6c, 0x61, 0x6e, 0x61, 0x20, 0x6f, 0x66, 0x66, 0x63, 0x68, 0x61, 0x69, 0x6e];

@@ -9,7 +9,7 @@ import {
 } from '@solana/wallet-standard-util';
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
-import { MessageRejected } from '../../src/sign-modes/rejected.js';
+import { MessageRejected } from '../../src/sign-modes/message-rejected.js';
 import {
   checkSiwsMessage,
   MAX_SIWS_MESSAGE_CHARS,

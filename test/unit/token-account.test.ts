@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/token-programs.js';
 import { TOKEN_ACCOUNT_SLICE, TokenAccountError, decodeTokenAccount, readHeldTokenAccount, readTokenAccountHead } from '../../src/chain/token-account.js';
 
 /** A token account as the SPL programs lay it out (docs/solana-wire-format.md), built byte by byte. */

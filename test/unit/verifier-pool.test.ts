@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import * as ed from '@noble/ed25519';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PublicKey } from '@solana/web3.js';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/token-programs.js';
 import { createSignatureVerifier, type SignatureVerifier } from '../../src/signature/verifier.js';
 
 ed.hashes.sha512 = (message: Uint8Array) => new Uint8Array(createHash('sha512').update(message).digest());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { associatedTokenAddress } from '../../src/chain/ata.js';
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/programs.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/token-programs.js';
 import type { ChainReader, OwnedTokenAccount } from '../../src/chain/types.js';
 import { ataMintsOf, LIST_BY_MINT_UP_TO, walletHoldings, type HoldingsScope } from '../../src/chain/wallet-holdings.js';
 import { blacklistFeature } from '../../src/features/blacklist.js';

@@ -2,70 +2,10 @@
  * The default demo state of the local chain, built deterministically: every key comes from a seed
  * (Keypair.fromSeed(sha256('x404-localnet:' + name))), and every blockTime is relative to `now`
  * (taken when the state is built, injectable), so durations are the same whenever tests run.
- *
- * MINTS (demoMint(name))
- * | name        | program    | decimals | for                                                     |
- * |-------------|------------|----------|---------------------------------------------------------|
- * | usdc        | token      | 6        | USDC-like; whale holds above any typical max             |
- * | bonk        | token      | 5        | BONK-like; a second ordinary token (multitoken)          |
- * | t22         | token2022  | 6        | Token-2022 mint with a TransferFeeConfig extension       |
- * | banned      | token      | 6        | blacklist: excluded token (classic program)              |
- * | banned-t22  | token2022  | 9        | blacklist: excluded token (Token-2022)                   |
- * | tier        | token      | 6        | tier: bronze ≥ 100, silver ≥ 1,000, gold ≥ 10,000 tokens |
- * | lock        | token      | 6        | timelock: hold ≥ 1,000 tokens for N days                 |
- *
- * LAUNCH MINTS (demo-mint.ts, DEMO_LAUNCH_MINTS): `genesis` (SPL Token) and `genesis-t22`
- * (Token-2022), decimals 0, supply 0, mint authority DEMO_MINT_SIGNER (the gate's demo co-signing
- * key; `npm run dev` writes its keypair to DEMO_MINT_SIGNER_FILE): a MintTo lands only co-signed.
- *
- * WALLETS (demoWallet(name): keypair; SOL in a system account unless said otherwise)
- * | name            | holds / history                                                                  | for            |
- * |-----------------|----------------------------------------------------------------------------------|----------------|
- * | clean           | 5 SOL, 25 USDC + 150,000 BONK in ATAs, nothing banned; 3 txs                       | blacklist pass |
- * | banned-holder   | 1,000 `banned` in its ATA                                                          | blacklist fail |
- * | banned-nonata   | 5,000 `banned` only in a non-ATA token account (+ 10 USDC in ATA)                  | HOLDINGS_SCOPE=all fails, =ata passes |
- * | banned-nonata-t22 | 7 `banned-t22` only in two non-ATA Token-2022 accounts: 4 in a plain 165-byte one, 3 in one with ImmutableOwner | the same, Token-2022 |
- * | banned-t22      | 7 `banned-t22` in its Token-2022 ATA                                               | blacklist fail (Token-2022) |
- * | zero-balance    | ATAs for `banned` and `banned-t22` with amount 0                                   | blacklist pass (0 is not holding) |
- * | whale           | 10,000 SOL, 5,000,000 USDC in ATA + 1,000,000 USDC in a non-ATA account            | blacklist max-holding fail |
- * | t22-holder      | 42.5 `t22` in its Token-2022 ATA with ImmutableOwner + TransferFeeAmount extensions | Token-2022 decoding |
- * | portfolio       | 500 USDC, 2,000,000 BONK, 10 `t22`                                                 | multitoken pass |
- * | tier-bronze     | 150 `tier`                                                                         | tier bronze    |
- * | tier-silver     | 1,500 `tier`                                                                       | tier silver    |
- * | tier-gold       | 12,000 `tier` in ATA + 3,000 in a non-ATA account                                  | tier gold      |
- * | lock-steady     | 1,200 `lock`: received 1,000 60 days ago, +200 20 days ago                         | timelock pass (30 d) |
- * | lock-rebought   | 1,000 `lock`: held 60 d, sold to 400 1 day ago, bought back 12 h ago               | timelock fail (30 d) |
- * | lock-new        | 1,000 `lock` received 3 days ago                                                   | timelock fail  |
- * | active          | 40 SOL transfers (4 failed), 12 USDC transfers, Jupiter swap (v0), Metaplex, Stake | activity pass  |
- * | quiet           | 2 SOL transfers                                                                    | activity fail  |
- * | old             | 2,500 txs from 400 days ago to 1 day ago (first ones: token balances without owner) | age pass; paging with `before` |
- * | young           | 3 txs, first 2 days ago                                                            | age fail       |
- * | debtor-save     | Save obligation: borrowed $2,500 (1 borrow)                                        | nodebt fail    |
- * | debtor-kamino   | Kamino obligation: borrowed $800, has_debt 1                                       | nodebt fail    |
- * | debtor-marginfi | MarginFi account: 500,000,000 liability shares in the USDC bank (×1.05 = 525 USDC) | nodebt fail    |
- * | no-debt         | Save + Kamino obligations with deposits only, MarginFi account with assets only     | nodebt pass    |
- * | multi-debtor    | Save $100 + Kamino $200 + MarginFi 50,000,000 USDC-bank liability shares (52.5 USDC) | nodebt fail (sum) |
- * | empty           | nothing at all (no account)                                                        | edge cases     |
- * | nft-holder      | 1 Token Metadata NFT of collection A (verified)                                    | collection pass |
- * | nft-unverified  | 1 Token Metadata NFT of collection A, collection NOT verified                      | collection fail |
- * | pnft-holder     | 1 programmable NFT of A (verified), its token account frozen                       | collection pass |
- * | edition-holder  | 1 print edition (NonFungibleEdition) of A (verified)                               | collection pass |
- * | creator-holder  | NFTs whose creators are [X✓], [other✓, X✓], [X✗] (X = DEMO_COLLECTIONS.creator)    | creators: 1 counts |
- * | t22-member      | 1 Token-2022 member of group G (made by the Token-2022 program in LiteSVM)         | collection pass |
- * | core-holder     | 1 Core asset of collection C + 1 of another collection                             | collection pass |
- * | cnft-holder     | DAS only: 2 compressed NFTs of A, 1 burnt, 1 unverified, 1 by creator X            | DAS: 2 count   |
- * | nft-zero        | a Token Metadata NFT of A (verified) with amount 0                                 | collection fail |
- * | collector       | A: NFT + pNFT + 1 compressed; G: 1 member; C: 1 Core asset                         | min_count 5    |
- *
- * COLLECTIONS: addresses in DEMO_COLLECTIONS (packages/localnet/src/collections/fixture.ts): `a` (Token
- * Metadata), `b` (held by nobody), `g` (Token-2022 group), `c` (Core), `creator` (first creator X).
- * The local chain answers the DAS API's searchAssets on its own URL.
- *
- * LENDING: MarginFi banks `marginfi-usdc-bank` (mainnet USDC mint, 6 decimals, liability share value 1.05) and
- * `marginfi-sol-bank` (9 decimals); addresses via demoAddress(name). The real mainnet dumps in the
- * package's fixtures/lending (LOCALNET_LENDING_DUMPS points elsewhere) are loaded too, at
- * their real addresses (e.g. the Kamino obligation of HRpCJaTjXMgxsDAHSLHTQigUmezEitySEf6SWWmLsiNY,
- * no debt).
+ * DEMO_MINTS and DEMO_WALLETS name what there is (docs/local-chain.md has the table, with amounts
+ * and the feature each wallet passes or fails); the launch mints are in demo-mint.ts, the
+ * collections in collections/fixture.ts; the real lending dumps of fixtures/lending are loaded at
+ * their mainnet addresses (LOCALNET_LENDING_DUMPS points elsewhere).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
