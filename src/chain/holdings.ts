@@ -31,7 +31,8 @@ import type { AccountInfo, OwnedTokenAccount } from './types.js';
  * One round trip, even for a mint seen for the first time: the mint's owner is looked up in the
  * same batch as the wallet's ATAs under both token programs (a launch's first wave of sign-ins
  * would otherwise wait two round trips); once the owner is known, the other program's address
- * must be empty. Mints already known cost one ATA each.
+ * must be empty. Mints already known cost one ATA each. With `walletAccount`, the wallet's own
+ * account is one more key of the same call, and `lamports` its balance.
  */
 export async function readAtaBalances(
   batcher: AccountBatcher,
@@ -39,7 +40,8 @@ export async function readAtaBalances(
   wallet: string,
   mints: readonly string[],
   deadlineMs = Infinity,
-): Promise<Map<string, bigint>> {
+  walletAccount = false,
+): Promise<{ balances: Map<string, bigint>; lamports: bigint | undefined }> {
   // Decoded only when an account comes back to check against it: a wallet that holds none of the
   // mints (a blacklist's usual answer: every ATA null) never needs its bytes (~0.5 µs a login).
   let walletBytes: Buffer | undefined;
@@ -57,14 +59,16 @@ export async function readAtaBalances(
     }
   }
   const programs = unknown.length === 0 ? undefined : mintPrograms.programsOf(unknown, deadlineMs);
-  if (lookups.length === 0) {
+  if (lookups.length === 0 && !walletAccount) {
     await programs;
-    return balances;
+    return { balances, lamports: undefined };
   }
   const keys = lookups.map(({ mint, program }) => associatedTokenAddress(wallet, mint, program));
+  if (walletAccount) keys.push(wallet);
   const reading = batcher.load(keys, TOKEN_ACCOUNT_SLICE, true, deadlineMs);
   // Either failing fails the read (fail closed); Promise.all handles the later one too.
   const [owners, accounts] = programs === undefined ? [undefined, await reading] : await Promise.all([programs, reading]);
+  const lamports = walletAccount ? BigInt(accounts.pop()?.lamports ?? 0) : undefined;
   accounts.forEach((account, i) => {
     if (account === null || isLamportsOnly(account)) return;
     const { mint, program } = lookups[i]!;
@@ -80,7 +84,7 @@ export async function readAtaBalances(
     if (!held.owner.equals((walletBytes ??= addressBytes(wallet)))) throw fail('names another owner');
     balances.set(mint, balances.get(mint)! + held.amount);
   });
-  return balances;
+  return { balances, lamports };
 }
 
 /**

@@ -11,7 +11,7 @@ import { readProgramAccounts } from './program-accounts.js';
 import { scanKey, SharedScans } from './shared-scans.js';
 import { type FetchLike, LAGGING_SLOTS, RpcClient } from './rpc.js';
 import { keepAliveFetch } from './transport.js';
-import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainStats, DataSlice, HistoryPage, KeyedAccount, ProgramAccountsFilter } from './types.js';
+import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainStats, DataSlice, HistoryPage, KeyedAccount, ProgramAccountsFilter, WalletBalances } from './types.js';
 
 /**
  * The gate's ChainReader over JSON-RPC (rpc.ts), with getMultipleAccounts — and so the ATA
@@ -102,9 +102,16 @@ class RpcChainReader implements ChainReader {
 
   async getTokenBalances(wallet: string, mints: readonly string[]): Promise<Map<string, bigint>> {
     const { batcher, mintPrograms } = this.parts;
-    const balances = await readAtaBalances(batcher, mintPrograms, wallet, mints, this.deadlineMs);
+    const { balances } = await readAtaBalances(batcher, mintPrograms, wallet, mints, this.deadlineMs);
     this.saw();
     return balances;
+  }
+
+  async getWalletBalances(wallet: string, mints: readonly string[]): Promise<WalletBalances> {
+    const { batcher, mintPrograms } = this.parts;
+    const { balances, lamports } = await readAtaBalances(batcher, mintPrograms, wallet, mints, this.deadlineMs, true);
+    this.saw();
+    return { tokens: balances, lamports: lamports ?? 0n };
   }
 
   async getTokenAccounts(wallet: string, mints?: readonly string[]): Promise<OwnedTokenAccount[]> {

@@ -108,6 +108,12 @@ export interface OwnedTokenAccount {
   frozen: boolean;
 }
 
+/** A wallet's SOL and its token balances, read together. */
+export interface WalletBalances {
+  tokens: Map<string, bigint>;
+  lamports: bigint;
+}
+
 export interface ChainReader {
   /**
    * Summed balance (base units) of each mint over the wallet's ASSOCIATED token accounts (the one
@@ -116,6 +122,11 @@ export interface ChainReader {
    * src/chain/wallet-holdings.ts decides when it is enough. Mints must be valid base58 addresses.
    */
   getTokenBalances(wallet: string, mints: readonly string[]): Promise<Map<string, bigint>>;
+  /**
+   * getTokenBalances, and the wallet's own lamports (its account; 0n when it has none) read in the
+   * same getMultipleAccounts. Lamports above 2^53 are as exact as the node's JSON number is.
+   */
+  getWalletBalances(wallet: string, mints: readonly string[]): Promise<WalletBalances>;
   /**
    * The associated token accounts getTokenBalances(wallet, mints) would derive and has not derived
    * yet — those of mints whose token program is already known. The pipeline has them derived in

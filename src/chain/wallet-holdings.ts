@@ -32,6 +32,8 @@ export interface WalletHoldings {
   balances(mints: readonly string[]): Promise<Map<string, bigint>>;
   /** Every token account the wallet owns under both programs (ChainReader.getTokenAccounts), read once. */
   tokenAccounts(): Promise<readonly OwnedTokenAccount[]>;
+  /** The wallet's own SOL, in lamports; read with its ATAs when the plan names it (HoldingsPlan.walletAccount). */
+  lamports(): Promise<bigint>;
   /**
    * The accounts whose balances make up `mint`'s balance (timelock rewinds their history): the
    * wallet's associated token accounts under both programs — whether they exist now or not, a
@@ -58,6 +60,8 @@ export interface HoldingsPlan {
   everyAccountMints: readonly string[];
   /** Whether a check needs the wallet's whole list of token accounts. */
   tokenAccounts: boolean;
+  /** Whether a check reads the wallet's own account (its SOL): one more key of the ATAs' read. */
+  walletAccount?: boolean;
 }
 
 /**
@@ -116,8 +120,22 @@ export function walletHoldings(chain: ChainReader, wallet: string, plan: Holding
     wholeList ? tokenAccounts : listedMints.has(mint) ? accountsOfListedMints : undefined;
 
   let planned: Promise<Map<string, bigint>> | undefined;
+  let plannedLamports: Promise<bigint> | undefined;
   let plannedAtaMints: Set<string> | undefined;
-  const allPlannedAtas = (): Promise<Map<string, bigint>> => (planned ??= chain.getTokenBalances(wallet, ataMints));
+  const readPlanned = (): void => {
+    if (plan.walletAccount !== true) {
+      planned = chain.getTokenBalances(wallet, ataMints);
+      return;
+    }
+    const both = chain.getWalletBalances(wallet, ataMints);
+    planned = both.then(({ tokens }) => tokens);
+    plannedLamports = both.then(({ lamports }) => lamports);
+    plannedLamports.catch(() => {});
+  };
+  const allPlannedAtas = (): Promise<Map<string, bigint>> => {
+    if (planned === undefined) readPlanned();
+    return planned as Promise<Map<string, bigint>>;
+  };
   const ataBalances = async (mints: readonly string[]): Promise<Map<string, bigint>> => {
     // A feature asking for exactly what it planned (the same list) needs no set to check it.
     const inPlan = mints === plan.mints || mints.every((mint) => (plannedAtaMints ??= new Set(ataMints)).has(mint));
@@ -129,8 +147,15 @@ export function walletHoldings(chain: ChainReader, wallet: string, plan: Holding
 
   return {
     tokenAccounts,
+    lamports() {
+      if (plan.walletAccount === true) {
+        if (planned === undefined) readPlanned();
+        return plannedLamports as Promise<bigint>;
+      }
+      return chain.getWalletBalances(wallet, []).then(({ lamports }) => lamports);
+    },
     prefetch() {
-      if (ataMints.length > 0) allPlannedAtas().catch(() => {});
+      if (ataMints.length > 0 || plan.walletAccount === true) allPlannedAtas().catch(() => {});
     },
     async balances(mints) {
       if (wholeList) return sumBalances(await tokenAccounts(), mints);

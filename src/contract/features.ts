@@ -42,7 +42,7 @@ export const MAX_MIN_COUNT = 1000;
 
 export const FEATURE_CONTRACTS = {
   blacklist: {
-    passes: 'it holds none of the excluded mints, and no mint above its maximum, in any token account it owns',
+    passes: 'it holds none of the excluded mints and no mint above its maximum, in any token account it owns',
     headers: [
       {
         name: 'excluded_mints',

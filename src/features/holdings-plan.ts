@@ -22,13 +22,15 @@ export function holdingsPlan(checks: Iterable<PlannedCheck>, defaultScope: Holdi
   const mints = new Set<string>();
   const everyAccountMints = new Set<string>();
   let tokenAccounts = false;
+  let walletAccount = false;
   for (const { module, params, negated } of checks) {
     const held = module.heldMints?.(params) ?? [];
     for (const mint of held) mints.add(mint);
     if (countsEveryAccount(module, params, negated, defaultScope)) for (const mint of held) everyAccountMints.add(mint);
     tokenAccounts ||= module.readsTokenAccounts?.(params) ?? false;
+    walletAccount ||= module.readsWalletAccount?.(params) ?? false;
   }
-  return { mints: [...mints], everyAccountMints: [...everyAccountMints], tokenAccounts };
+  return { mints: [...mints], everyAccountMints: [...everyAccountMints], tokenAccounts, walletAccount };
 }
 
 function countsEveryAccount(module: Feature<any>, params: unknown, negated: boolean, defaultScope: HoldingsScope): boolean {
@@ -53,7 +55,7 @@ export function featureHoldingsPlan(module: Feature<any>, params: unknown, heldM
   const everyAccount = countsEveryAccount(module, params, false, defaultScope);
   // tier may name one mint for several tiers: each mint is read once.
   const everyAccountMints = !everyAccount ? [] : new Set(heldMints).size === heldMints.length ? heldMints : [...new Set(heldMints)];
-  plan = { mints: heldMints, everyAccountMints, tokenAccounts: module.readsTokenAccounts?.(params) ?? false };
+  plan = { mints: heldMints, everyAccountMints, tokenAccounts: module.readsTokenAccounts?.(params) ?? false, walletAccount: module.readsWalletAccount?.(params) ?? false };
   if (byScope === undefined) featurePlans.set(key, (byScope = {}));
   byScope[defaultScope] = plan;
   return plan;

@@ -78,6 +78,8 @@ export interface Feature<Params = unknown> {
   holdingsScope?(params: Params): HoldingsScope | undefined;
   /** Whether `check` reads the wallet's whole token-account list (context.holdings.tokenAccounts()). */
   readsTokenAccounts?(params: Params): boolean;
+  /** Whether `check` reads the wallet's own SOL (context.holdings.lamports()), read with the login's ATAs. */
+  readsWalletAccount?(params: Params): boolean;
   check(wallet: string, params: Params, context: FeatureContext): Promise<FeatureResults>;
 }
 

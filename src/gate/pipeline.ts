@@ -282,7 +282,7 @@ function featureCheck(request: AuthRequest, deps: GateDependencies): LoginCheck 
   const geo: GeoPolicy = { ...(own ? own.geo : named!.geo), latitude: headers.get('x-lat'), longitude: headers.get('x-long') };
   const params = own ? own.params : named!.params;
   const heldMints = own ? own.heldMints : (module.heldMints?.(params) ?? NO_MINTS);
-  // Which of them count every token account (src/features/lib/holdings-plan.ts), worked out once per policy.
+  // Which of them count every token account (src/features/holdings-plan.ts), worked out once per policy.
   const plan = featureHoldingsPlan(module, params, heldMints, deps.config.holdingsScope);
   // Read beside the signature only what the operator named, and only ATAs: the caller's own policy
   // (up to 100 mints of its choosing) and every token-account read wait for a verified signature, so

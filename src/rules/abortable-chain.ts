@@ -57,6 +57,9 @@ class AbortableChain implements ChainReader {
   getTokenBalances(wallet: string, mints: readonly string[]) {
     return this.guard(() => this.chain.getTokenBalances(wallet, mints));
   }
+  getWalletBalances(wallet: string, mints: readonly string[]) {
+    return this.guard(() => this.chain.getWalletBalances(wallet, mints));
+  }
   getTokenAccounts(wallet: string, mints?: readonly string[]) {
     return this.guard(() => this.chain.getTokenAccounts(wallet, mints));
   }

@@ -37,6 +37,10 @@ function recordingChain() {
       reads.push(`ata ${mints.join(',')}`);
       return new Map(mints.map((mint) => [mint, mint === MINT_A ? 10n : 0n]));
     },
+    async getWalletBalances(_wallet: string, mints: readonly string[]) {
+      reads.push(`ata+wallet ${mints.join(',')}`);
+      return { tokens: new Map(mints.map((mint) => [mint, mint === MINT_A ? 10n : 0n])), lamports: 5_000_000_000n };
+    },
     async getTokenAccounts(_wallet: string, mints?: readonly string[]) {
       reads.push(mints === undefined ? 'list' : `by mint ${mints.join(',')}`);
       return mints === undefined ? ACCOUNTS : ACCOUNTS.filter((account) => mints.includes(account.mint));
@@ -71,7 +75,7 @@ describe('the plan: which mints count every account', () => {
 
   it('a rule’s leaves are planned together; collection needs the whole list', () => {
     const plan = holdingsPlan([check(blacklistFeature, blacklist([MINT_B])), check(multitokenFeature, multitoken([MINT_A, MINT_B])), check(collectionFeature, collectionFeature.parse(new Map([['collections', JSON.stringify([MINT_C])]])))], 'all');
-    expect(plan).toEqual({ mints: [MINT_B, MINT_A], everyAccountMints: [MINT_B], tokenAccounts: true });
+    expect(plan).toEqual({ mints: [MINT_B, MINT_A], everyAccountMints: [MINT_B], tokenAccounts: true, walletAccount: false });
   });
 
   it('a feature at its own path: worked out once per parsed policy, each mint once', () => {
@@ -144,5 +148,26 @@ describe('the reads and the balances of one login', () => {
     const everyAccount = await deny.countedAccounts(MINT_A);
     expect([...everyAccount.addresses].sort()).toEqual([...atas, OTHER_A].sort());
     expect(everyAccount.amounts).toEqual(new Map([[ataA, 10n], [OTHER_A, 5n]]));
+  });
+});
+
+describe("the wallet's own account (its SOL)", () => {
+  const plan = (walletAccount: boolean) => ({ mints: [MINT_A], everyAccountMints: [], tokenAccounts: false, walletAccount });
+
+  it('is read with the planned ATAs, in one read, whichever of lamports() and balances() asks first', async () => {
+    const { chain, reads } = recordingChain();
+    const holdings = walletHoldings(chain, WALLET, plan(true));
+    const [lamports, balances] = await Promise.all([holdings.lamports(), holdings.balances([MINT_A])]);
+    expect([lamports, balances.get(MINT_A)]).toEqual([5_000_000_000n, 10n]);
+    expect(reads).toEqual([`ata+wallet ${MINT_A}`]);
+  });
+
+  it('is read on its own when no check planned it, and prefetch() starts it with the ATAs when one did', async () => {
+    const unplanned = recordingChain();
+    expect(await walletHoldings(unplanned.chain, WALLET, plan(false)).lamports()).toBe(5_000_000_000n);
+    expect(unplanned.reads).toEqual(['ata+wallet ']);
+    const planned = recordingChain();
+    walletHoldings(planned.chain, WALLET, { mints: [], everyAccountMints: [], tokenAccounts: false, walletAccount: true }).prefetch();
+    expect(planned.reads).toEqual(['ata+wallet ']);
   });
 });
