@@ -40,6 +40,7 @@ export interface ExchangeContext {
   minRetryAfterMs: number;
 }
 
+/** Reasons a call fails for lack of time: no attempt fits before its deadline; the attempt in flight was cut by it. */
 export const NO_TIME_TO_RETRY = 'no time left for another attempt within LOGIN_TIMEOUT_MS';
 export const NO_ANSWER_IN_TIME = 'no answer within the login\'s time budget (LOGIN_TIMEOUT_MS)';
 

@@ -75,9 +75,11 @@ export interface ReplyContext {
   slots: SlotView;
   /** RPC_MIN_RETRY_AFTER_MS: the rest a 429 asks for when it names no Retry-After. */
   minRetryAfterMs: number;
+  /** performance.now() ms when the reply was read. */
   at: number;
 }
 
+/** What `reply`, the answer to a body of `members`, came to; the slots it carries are recorded in `context.slots`. */
 export function judgeReply({ status, retryAfter, text }: RawReply, members: readonly Member[], context: ReplyContext): AttemptResult {
   const isArray = members.length > 1;
   let reply: unknown;
@@ -97,7 +99,7 @@ export function judgeReply({ status, retryAfter, text }: RawReply, members: read
     return { kind: 'failed', reason: `HTTP ${status}`, permanent: false, retryAfterMs, blame: 'endpoint', failure: status === 429 ? 'rate_limited' : 'http' };
   }
   if (!readable) return { kind: 'failed', reason: 'malformed JSON reply', permanent: false, retryAfterMs: 0, blame: 'endpoint', failure: 'malformed' };
-  const verdicts = matchReplies(reply, members).map((memberReply, i) => verdictOn(memberReply, members[i]!, context));
+  const verdicts = matchReplies(reply, members).map((memberReply, i) => memberVerdict(memberReply, members[i]!, context));
   return { kind: 'answered', endpoint: context.endpoint, verdicts, health: healthOf(verdicts) };
 }
 
@@ -109,10 +111,10 @@ function refused(reason: string, refusal: Refusal): AttemptResult {
  * A member's answer: an error, a reply from a slot older than the member's minimum or than the
  * chain has reached lately, or the parsed result.
  */
-function verdictOn(reply: unknown, member: Member, context: ReplyContext): Verdict {
-  if (!isObject(reply)) return failed('no answer in the reply');
+function memberVerdict(reply: unknown, member: Member, context: ReplyContext): Verdict {
+  if (!isObject(reply)) return retryable('no answer in the reply');
   if (reply.error !== undefined && reply.error !== null) return errorVerdict(reply.error, member, context);
-  if (!('result' in reply)) return failed('reply without result');
+  if (!('result' in reply)) return retryable('reply without result');
   const { result } = reply;
   const { endpoint, slots, at } = context;
   const slot = contextSlotOf(result);
@@ -124,7 +126,7 @@ function verdictOn(reply: unknown, member: Member, context: ReplyContext): Verdi
     return { ok: true, result: member.parse(result, { endpoint, slot }) };
   } catch (error) {
     // A wrong shape is retried like any bad answer; anything else is a bug, not retried.
-    if (error instanceof MalformedReply) return failed(error.message);
+    if (error instanceof MalformedReply) return retryable(error.message);
     return { ok: false, permanent: true, reason: 'unreadable reply', failure: 'rpc' };
   }
 }
@@ -136,14 +138,15 @@ function errorVerdict(error: unknown, member: Member, { endpoint, slots, at }: R
     const nodeSlot = data !== undefined && isSlot(data.contextSlot) ? data.contextSlot : undefined;
     return behind(slots.notReached(endpoint, nodeSlot, member.minSlot, at));
   }
-  if (code === TRANSACTION_HISTORY_NOT_AVAILABLE) return failed(`no transaction history on this node (${code})`);
+  if (code === TRANSACTION_HISTORY_NOT_AVAILABLE) return retryable(`no transaction history on this node (${code})`);
   const described = errorObject(error);
   if (isRateLimitError(described)) return { ok: false, permanent: false, reason: `rate limited (JSON-RPC error ${code ?? '(no code)'})`, failure: 'rate_limited' };
   if (isMethodRefusal(described)) return { ok: false, permanent: false, reason: `method refused by this endpoint (JSON-RPC error ${code})`, failure: 'method_refused' };
   return { ok: false, permanent: code !== undefined && PERMANENT_CODES.has(code), reason: `JSON-RPC error ${code ?? '(no code)'}`, failure: 'rpc' };
 }
 
-function failed(reason: string): Verdict {
+/** A member's failure that another attempt, here or elsewhere, may not repeat. */
+function retryable(reason: string): Verdict {
   return { ok: false, permanent: false, reason, failure: 'rpc' };
 }
 
