@@ -3,7 +3,8 @@ import { GateError, upstreamUnavailable } from '../errors.js';
 import { addressBytes } from './address.js';
 import { contextValue, isCount, malformed, parseAccountInfo } from './replies.js';
 import { BatchWindow, untilDeadlines, type WindowConfig } from './batch-window.js';
-import type { RpcClient, RpcOutcome, RpcRequest } from './rpc.js';
+import type { RpcClient } from './rpc.js';
+import type { RpcOutcome, RpcRequest } from './rpc-request.js';
 import type { AccountInfo, ChainObserver, DataSlice } from './types.js';
 
 /** The validator refuses more keys per getMultipleAccounts (-32602, docs/solana-wire-format.md). */

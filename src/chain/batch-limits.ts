@@ -1,5 +1,10 @@
 import { classOf, CLASS_NAMES, type MethodClass } from './method-class.js';
 
+/** The validator answers larger bodies with HTTP 413 (docs/solana-wire-format.md). */
+export const MAX_BODY_BYTES = 51_200;
+/** Keeps one reply a manageable size (and under the batch caps some providers set); not a validator limit. */
+export const MAX_CALLS_PER_BODY = 100;
+
 /**
  * How many calls one JSON-RPC array may carry at one endpoint: the operator's caps (RPC_BATCH,
  * RPC_BATCH_CAPS) and what the endpoint taught the client by refusing arrays.

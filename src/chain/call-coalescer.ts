@@ -1,6 +1,7 @@
 import { upstreamUnavailable } from '../errors.js';
 import { BatchWindow, untilDeadlines, type WindowConfig } from './batch-window.js';
-import type { RpcClient, RpcRequest } from './rpc.js';
+import type { RpcClient } from './rpc.js';
+import type { RpcRequest } from './rpc-request.js';
 
 interface Waiter {
   request: RpcRequest;

@@ -1,7 +1,8 @@
 import bs58 from 'bs58';
 import { addressBytes, looksLikeAddress, looksLikeSignature } from './address.js';
 import { isCount, isObject, malformed } from './replies.js';
-import type { RpcClient, RpcEndpoint } from './rpc.js';
+import type { RpcClient } from './rpc.js';
+import type { RpcEndpoint } from './rpc-endpoint.js';
 import type { ChainInstruction, ChainTransaction, SignatureInfo, TokenBalance } from './types.js';
 
 /** History reads refuse `processed` (docs/solana-wire-format.md); the reader passes `confirmed` instead. */

@@ -9,8 +9,9 @@ import { LruCache } from '../lib/lru-cache.js';
 import { MintPrograms } from './mint-programs.js';
 import { readProgramAccounts } from './program-accounts.js';
 import { scanKey, SharedScans } from './shared-scans.js';
-import { type FetchLike, LAGGING_SLOTS, RpcClient } from './rpc.js';
-import { keepAliveFetch } from './transport.js';
+import { RpcClient } from './rpc.js';
+import { LAGGING_SLOTS } from './slot-view.js';
+import { type FetchLike, keepAliveFetch } from './transport.js';
 import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainStats, DataSlice, HistoryPage, KeyedAccount, ProgramAccountsFilter, WalletBalances } from './types.js';
 
 /**

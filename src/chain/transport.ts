@@ -1,29 +1,41 @@
 import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
-import { RESPONSE_TOO_LARGE, type FetchLike, type HttpReply } from './rpc.js';
 
 /**
- * The RPC client's HTTP transport: POSTs over node:http(s) with a keep-alive agent, so a batch
- * rides a connection already open instead of paying a TCP (and TLS) handshake — at a provider
- * 80 ms away that is a round trip or two per request. Sockets per provider are capped at
- * `maxSockets` (the concurrency limit's maximum, plus room for hedges); idle ones are closed after
- * IDLE_SOCKET_MS, below the keep-alive timeout servers commonly use (5 s), so the gate rarely
- * writes to a socket the provider is closing. When it does (ECONNRESET or EPIPE on a reused socket
- * before any answer), the request is sent once more on a new one — Node's documented pattern
- * (`request.reusedSocket`); the provider never saw it.
+ * The RPC client's HTTP transport: what the client needs of HTTP (FetchLike, HttpReply), and POSTs
+ * over node:http(s) with a keep-alive agent, so a batch rides a connection already open instead of
+ * paying a TCP (and TLS) handshake — at a provider 80 ms away that is a round trip or two per
+ * request. Sockets per provider are capped at `maxSockets` (the concurrency limit's maximum, plus
+ * room for hedges); idle ones are closed after IDLE_SOCKET_MS, below the keep-alive timeout servers
+ * commonly use (5 s), so the gate rarely writes to a socket the provider is closing. When it does
+ * (ECONNRESET or EPIPE on a reused socket before any answer), the request is sent once more on a
+ * new one — Node's documented pattern (`request.reusedSocket`); the provider never saw it.
  *
- * Answers may come gzip-encoded (rpc.ts asks with Accept-Encoding: gzip; lists of token accounts
- * shrink several times) and are decoded here. Whatever the encoding, an answer larger than
+ * Answers may come gzip-encoded (exchange.ts asks with Accept-Encoding: gzip; lists of token
+ * accounts shrink several times) and are decoded here. Whatever the encoding, an answer larger than
  * `maxResponseBytes` (RPC_MAX_RESPONSE_BYTES), on the wire or once inflated, is not read further:
  * the request is destroyed and fails with code ERESPONSETOOLARGE, a failed attempt — a provider
  * cannot make the gate hold gigabytes.
  *
- * The answer is the little rpc.ts reads (status, headers, body text), not a fetch Response: building
- * those loads undici on the first answer (~10 ms of a fresh gate's first sign-ins) and costs more
- * per request.
+ * The answer is the little the client reads (status, headers, body text), not a fetch Response:
+ * building those loads undici on the first answer (~10 ms of a fresh gate's first sign-ins) and
+ * costs more per request.
  */
 const IDLE_SOCKET_MS = 4_000;
+
+/** What the client reads of an HTTP answer: a fetch Response is one; keepAliveFetch makes lighter ones. */
+export interface HttpReply {
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+/** How the client POSTs: the global fetch, keepAliveFetch, or a test's stand-in. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<HttpReply>;
+
+/** The error code of an answer over RPC_MAX_RESPONSE_BYTES. */
+export const RESPONSE_TOO_LARGE = 'ERESPONSETOOLARGE';
 /** RPC_MAX_RESPONSE_BYTES's default: far above any answer the gate asks for, far below a machine's memory. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 

@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
 import { CallCoalescer } from '../chain/call-coalescer.js';
-import { RpcClient, type FetchLike } from '../chain/rpc.js';
+import { RpcClient } from '../chain/rpc.js';
 import { contextValue, isCount, isObject, malformed } from '../chain/replies.js';
 import { looksLikeSignature } from '../chain/address.js';
-import { keepAliveFetch } from '../chain/transport.js';
+import { type FetchLike, keepAliveFetch } from '../chain/transport.js';
 import type { ChainObserver } from '../chain/types.js';
 
 /**

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/token-programs.js';
 import { createChainReader } from '../../src/chain/reader.js';
-import type { FetchLike } from '../../src/chain/rpc.js';
+import type { FetchLike } from '../../src/chain/transport.js';
 import type { ChainReader } from '../../src/chain/types.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { GateError } from '../../src/errors.js';

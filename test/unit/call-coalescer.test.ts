@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CallCoalescer } from '../../src/chain/call-coalescer.js';
-import type { RpcOutcome, RpcRequest } from '../../src/chain/rpc.js';
+import type { RpcOutcome, RpcRequest } from '../../src/chain/rpc-request.js';
 import { GateError, upstreamUnavailable } from '../../src/errors.js';
 
 /** An RPC client's batch() that records each batch and answers when told to. */

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AccountBatcher } from '../../src/chain/account-batcher.js';
-import { type FetchLike, RpcClient } from '../../src/chain/rpc.js';
+import { RpcClient } from '../../src/chain/rpc.js';
+import type { FetchLike } from '../../src/chain/transport.js';
 import type { ChainObserver } from '../../src/chain/types.js';
 import { GateError } from '../../src/errors.js';
 

@@ -7,7 +7,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RpcRequest, RpcClient } from '../../src/chain/rpc.js';
+import { RpcClient } from '../../src/chain/rpc.js';
+import type { RpcRequest } from '../../src/chain/rpc-request.js';
 import { keepAliveFetch } from '../../src/chain/transport.js';
 import type { Config } from '../../src/config.js';
 import { GateError } from '../../src/errors.js';
