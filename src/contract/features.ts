@@ -189,6 +189,20 @@ export const FEATURE_CONTRACTS = {
       HOLDINGS_LIMIT,
     ],
   },
+  balance: {
+    passes: "its own SOL is at least an amount of lamports",
+    headers: [
+      {
+        name: 'min_lamports',
+        value: { kind: 'amount' },
+        required: true,
+        description: "Lamports the wallet's own account must hold at least, a whole number as a string (1 SOL = 1000000000).",
+        example: '1000000000',
+      },
+    ],
+    geo: 'optional',
+    failures: [{ status: 500, code: 'INSUFFICIENT_SOL', when: 'its account holds fewer lamports than min_lamports' }],
+  },
 } as const satisfies Record<string, FeatureContract>;
 
 export type FeatureContracts = typeof FEATURE_CONTRACTS;

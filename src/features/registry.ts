@@ -1,5 +1,6 @@
 import { activityFeature } from './activity.js';
 import { ageFeature } from './age.js';
+import { balanceFeature } from './balance.js';
 import { blacklistFeature } from './blacklist.js';
 import { collectionFeature } from './collection.js';
 import { multitokenFeature } from './multitoken.js';
@@ -9,7 +10,7 @@ import { tierFeature } from './tier.js';
 import { timelockFeature } from './timelock.js';
 import type { Feature } from './types.js';
 
-/** The eight features, one module each, all of the shape in types.ts. */
+/** Every feature of the contract, one module each (defineFeature, types.ts). */
 export const FEATURES: Readonly<Record<FeatureName, Feature<any>>> = {
   blacklist: blacklistFeature,
   timelock: timelockFeature,
@@ -19,4 +20,5 @@ export const FEATURES: Readonly<Record<FeatureName, Feature<any>>> = {
   nodebt: nodebtFeature,
   age: ageFeature,
   collection: collectionFeature,
+  balance: balanceFeature,
 };

@@ -50,6 +50,7 @@ export const DEMO_POLICIES: { [F in Feature]: PolicyByFeature[F] } = {
   nodebt: { check_protocols: [], max_debt_allowed: '0' },
   age: { min_wallet_age_days: '180' },
   collection: { collections: [DEMO_COLLECTIONS.a, DEMO_COLLECTIONS.g, DEMO_COLLECTIONS.c] },
+  balance: { min_lamports: '1000000000' },
 };
 
 /** Wallets to try with each feature's policy above: the first passes, the others fail. */
@@ -62,6 +63,7 @@ export const DEMO_TRIES: Record<Feature, { passes: DemoWalletName; fails: DemoWa
   nodebt: { passes: 'no-debt', fails: ['debtor-save', 'multi-debtor'] },
   age: { passes: 'old', fails: ['young'] },
   collection: { passes: 'nft-holder', fails: ['nft-unverified', 'nft-zero'] },
+  balance: { passes: 'clean', fails: ['sol-short', 'empty'] },
 };
 
 /** The wallets to try with the demo launch rule (writeDemoRules), and so with its co-signed mints: the first passes. */

@@ -96,6 +96,7 @@ export const DEMO_WALLETS = {
   'cnft-holder': 'compressed NFTs of A in the DAS index (one burnt, one unverified)',
   'nft-zero': 'a collection-A NFT token account with amount 0',
   collector: 'NFTs of A, G and C across every standard',
+  'sol-short': 'one lamport short of 1 SOL (balance)',
 } as const;
 
 export type DemoWalletName = keyof typeof DEMO_WALLETS;
@@ -144,7 +145,7 @@ export function buildDemoState(options: DemoStateOptions = {}): ChainState {
   addDemoLaunchMints(state);
 
   // Wallet SOL balances (every catalogue wallet except `empty` exists as a system account).
-  const lamports: Partial<Record<DemoWalletName, number>> = { whale: 10_000 * SOL, active: 80 * SOL, old: 30 * SOL, quiet: 2 * SOL };
+  const lamports: Partial<Record<DemoWalletName, number>> = { whale: 10_000 * SOL, active: 80 * SOL, old: 30 * SOL, quiet: 2 * SOL, 'sol-short': SOL - 1 };
   for (const name of Object.keys(DEMO_WALLETS) as DemoWalletName[]) {
     if (name !== 'empty') state.setLamports(w(name), lamports[name] ?? (name === 'clean' ? 5 * SOL : 1 * SOL));
   }
