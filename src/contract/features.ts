@@ -31,7 +31,7 @@ export interface FeatureContract {
   readonly limits?: readonly FeatureAnswer[];
 }
 
-const ADDRESS_LIST = (maxItems: number) => ({ kind: 'addresses', maxItems }) as const;
+const ADDRESS_LIST = (maxItems: number, why?: string) => ({ kind: 'addresses', maxItems, ...(why === undefined ? {} : { why }) }) as const;
 const HOLDINGS_LIMIT = { status: 500, code: 'HOLDINGS_LIMIT', when: 'the wallet owns more token accounts than TOKEN_ACCOUNTS_MAX' } as const;
 const HISTORY_LIMIT = { status: 500, code: 'HISTORY_LIMIT', when: 'the history to read goes past HISTORY_MAX_PAGES or HISTORY_MAX_TRANSACTIONS' } as const;
 
@@ -145,7 +145,7 @@ export const FEATURE_CONTRACTS = {
     headers: [
       {
         name: 'check_protocols',
-        value: { kind: 'choices', values: ['kamino', 'save', 'solend', 'marginfi'], maxItems: MAX_LIST_ENTRIES },
+        value: { kind: 'choices', values: ['kamino', 'save', 'solend', 'marginfi'], maxItems: MAX_LIST_ENTRIES, listed: 'kamino, save (alias solend), marginfi' },
         default: '[]',
         description: 'JSON array of lending protocols to check: kamino, save (alias solend), marginfi; empty: all.',
       },
@@ -170,13 +170,13 @@ export const FEATURE_CONTRACTS = {
     headers: [
       {
         name: 'collections',
-        value: ADDRESS_LIST(MAX_COLLECTIONS),
+        value: ADDRESS_LIST(MAX_COLLECTIONS, 'each is a program scan per login'),
         description: `JSON array of verified collection addresses (at most ${MAX_COLLECTIONS}: each is a program scan per login): Token Metadata collection mints, Token-2022 groups, Core collections. At least one of collections and creators is needed.`,
         example: '["J1S9H3QjnRtBbbuD4HjPV6RpRhwuk4zKbxsnCHuTgh9w"]',
       },
       {
         name: 'creators',
-        value: ADDRESS_LIST(MAX_CREATORS),
+        value: ADDRESS_LIST(MAX_CREATORS, 'each is a DAS search per login'),
         description: `JSON array of verified first-creator addresses (at most ${MAX_CREATORS}), the older way of naming a collection (Token Metadata and compressed NFTs).`,
       },
       { name: 'min_count', value: { kind: 'integer', min: 1, max: MAX_MIN_COUNT }, default: '1', description: `How many NFTs must count, 1 to ${MAX_MIN_COUNT} (default 1).` },

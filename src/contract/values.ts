@@ -39,16 +39,16 @@ export type ValueSpec =
   | { readonly kind: 'countries'; readonly maxLength: number }
   /** `ALL`, `ANY` or a whole number N: how many of a list must hold. */
   | { readonly kind: 'quantifier' }
-  /** JSON: an array of addresses. */
-  | { readonly kind: 'addresses'; readonly maxItems: number }
+  /** JSON: an array of addresses; `why` says why `maxItems` is what it is. */
+  | { readonly kind: 'addresses'; readonly maxItems: number; readonly why?: string }
   /** JSON: an object address → amount. */
   | { readonly kind: 'amounts'; readonly maxItems: number }
   /** JSON: an array of `{mint, amount}`. */
   | { readonly kind: 'requirements'; readonly maxItems: number }
   /** JSON: an object whose keys are some of `names`, each `{mint, amount}`. */
   | { readonly kind: 'named-requirements'; readonly names: readonly string[] }
-  /** JSON: an array of some of `values` (compared case-insensitively). */
-  | { readonly kind: 'choices'; readonly values: readonly string[]; readonly maxItems: number };
+  /** JSON: an array of some of `values` (compared case-insensitively); `listed` is how messages name them. */
+  | { readonly kind: 'choices'; readonly values: readonly string[]; readonly maxItems: number; readonly listed?: string };
 
 export type ValueKind = ValueSpec['kind'];
 

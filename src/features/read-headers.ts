@@ -48,7 +48,7 @@ export function readValue(name: string, raw: string, spec: ValueSpec): unknown {
     case 'decimal':
       return fixedPoint(name, raw, spec.decimals, spec.unit);
     case 'choice':
-      return choice(name, raw, spec.values);
+      return choice(name, raw, spec.values, undefined);
     case 'boolean':
       return booleanHeader(name, raw);
     case 'countries':
@@ -56,7 +56,7 @@ export function readValue(name: string, raw: string, spec: ValueSpec): unknown {
     case 'quantifier':
       return quantifier(name, raw);
     case 'addresses':
-      return addressList(name, raw, spec.maxItems);
+      return addressList(name, raw, spec.maxItems, spec.why === undefined ? '' : ` (${spec.why})`);
     case 'amounts':
       return amountByAddress(name, raw, spec.maxItems);
     case 'requirements':
@@ -64,7 +64,7 @@ export function readValue(name: string, raw: string, spec: ValueSpec): unknown {
     case 'named-requirements':
       return namedRequirements(name, raw, spec.names);
     case 'choices':
-      return [...new Set(jsonList(name, raw, spec.maxItems, `of ${spec.values.join(', ')}`).map((entry) => choice(name, entry, spec.values)))];
+      return [...new Set(jsonList(name, raw, spec.maxItems, `of ${spec.listed ?? spec.values.join(', ')}`).map((entry) => choice(name, entry, spec.values, spec.listed)))];
   }
 }
 
@@ -105,11 +105,12 @@ export function fixedPoint(name: string, raw: string, decimals: number, unit: st
   return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
 }
 
-function choice(name: string, value: unknown, values: readonly string[]): string {
+function choice(name: string, value: unknown, values: readonly string[], listed: string | undefined): string {
   const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
   const found = values.find((candidate) => candidate.toLowerCase() === text);
   if (found === undefined) {
-    throw new GateError(400, 'INVALID_HEADER', `Header ${name} is invalid: ${describe(value)} is not one of ${values.map((candidate) => `"${candidate}"`).join(', ')}`, {
+    const supported = listed ?? values.map((candidate) => `"${candidate}"`).join(', ');
+    throw new GateError(400, 'INVALID_HEADER', `Header ${name} is invalid: ${describe(value)} is not one of ${supported}`, {
       extra: { header: name, supported: [...values] },
     });
   }
