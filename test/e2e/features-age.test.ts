@@ -79,7 +79,8 @@ describe('age', () => {
   it('bad headers → 400', async () => {
     const old = fixtureWallet('old');
     const missing = expectRefusal(await login(stack.gateUrl, 'age', old, {}), 400, 'MISSING_HEADER');
-    expect(missing.message).toMatch(/min_wallet_age_days, min_first_transaction_days/);
+    expect(missing.message).toMatch(/min_wallet_age_days or min_first_transaction_days/);
+    expect(missing.missing).toEqual(['min_wallet_age_days', 'min_first_transaction_days']);
     for (const bad of [age('-1'), age('ten'), age('30', '1e3'), age('')]) {
       expectRefusal(await login(stack.gateUrl, 'age', old, bad), 400, 'INVALID_HEADER');
     }

@@ -107,11 +107,12 @@ describe('package boundaries', () => {
     expect(found).toEqual([]);
   });
 
-  it('the development page reaches the gate only through its published entry points', () => {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    const published = new Set(Object.keys(manifest.exports).map((subpath) => `x404-gate${subpath.slice(1)}`));
+  it("the development page reaches the gate only through its published entry points (the files package.json's exports name)", () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | { default: string }> };
+    const published = new Set(Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [] : [target.default.replace(/^\.\//, '')])));
+    expect(published.has('dist/src/sdk/index.js')).toBe(true);
     const found = specifiers('packages/devpage/src').filter(
-      ({ specifier, target }) => (specifier.startsWith('x404-gate') && !published.has(specifier)) || (target !== undefined && !target.startsWith('packages/devpage/src/')),
+      ({ specifier, target }) => specifier.startsWith('x404-gate') || (target !== undefined && !target.startsWith('packages/devpage/src/') && !published.has(target)),
     );
     expect(found).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import type { Feature } from 'x404-gate/sdk';
+import type { Feature } from '../../../dist/src/sdk/index.js';
 
 /**
  * /watch/demo.json as the page reads it (written by packages/devpage/src/demo.ts demoCatalogue() and

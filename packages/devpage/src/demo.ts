@@ -14,7 +14,7 @@ import {
   TOKEN_2022_PROGRAM,
   TOKEN_PROGRAM,
 } from 'x404-localnet/programs.js';
-import type { Feature, PolicyByFeature } from 'x404-gate/sdk';
+import type { Feature, PolicyByFeature } from '../../../dist/src/sdk/index.js';
 
 /**
  * What the watch page offers for the local chain's demo state (packages/localnet/src/fixture.ts): a policy

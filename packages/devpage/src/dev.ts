@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGate, loadConfig, createLogger, redactUrl, redactUrlsIn } from 'x404-gate/embed';
+import { startGate, loadConfig, createLogger, redactUrl, redactUrlsIn } from '../../../dist/src/embed.js';
 import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER, writeDemoMintSigner } from 'x404-localnet/demo-mint.js';
 import { demoWallet } from 'x404-localnet/fixture.js';
 import { startLocalnet } from 'x404-localnet/server.js';
-import { authenticate, memoryStorage } from 'x404-gate/sdk';
+import { authenticate, memoryStorage } from '../../../dist/src/sdk/index.js';
 import { DEMO_LAUNCH_TRIES, DEMO_POLICIES, writeDemoRules } from './demo.js';
 import { watchRoutes } from './routes.js';
 

@@ -1,5 +1,5 @@
 import bs58 from 'bs58';
-import { PROGRAM_IDS, computeBudgetKind, decodeTransaction, keyRole, type CompiledInstruction } from 'x404-gate/transaction';
+import { PROGRAM_IDS, computeBudgetKind, decodeTransaction, keyRole, type CompiledInstruction } from '../../../dist/src/transaction/index.js';
 
 /**
  * A wire transaction in the words of the watch page's mint view: each account key with its role

@@ -9,8 +9,8 @@
  */
 import * as ed from '@noble/ed25519';
 import bs58 from 'bs58';
-import { strictEd25519Refusal, mint, mintConfiguration, resolveSigner, X404Error, type MintConfiguration, type MintResult, type WalletSigner } from 'x404-gate/sdk';
-import { decodeTransaction, encodeTransaction } from 'x404-gate/transaction';
+import { strictEd25519Refusal, mint, mintConfiguration, resolveSigner, X404Error, type MintConfiguration, type MintResult, type WalletSigner } from '../../../dist/src/sdk/index.js';
+import { decodeTransaction, encodeTransaction } from '../../../dist/src/transaction/index.js';
 import type { Catalogue, DemoWallet } from './catalogue.js';
 import { addressNode, callCount, chainCallsSince, chainCallsTable, chainMark, type ChainCall } from './chain-calls.js';
 import { $, columns, el, pre, pretty, prettyText, statusBadge, step } from './dom.js';

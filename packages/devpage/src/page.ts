@@ -9,7 +9,7 @@
  */
 import * as ed from '@noble/ed25519';
 import bs58 from 'bs58';
-import { strictEd25519Refusal, authenticate, decodeTokenClaims, FEATURES, resolveSigner, X404Error, type AuthResult, type Feature, type PolicyFor, type WalletSigner } from 'x404-gate/sdk';
+import { strictEd25519Refusal, authenticate, decodeTokenClaims, FEATURES, resolveSigner, X404Error, type AuthResult, type Feature, type PolicyFor, type WalletSigner } from '../../../dist/src/sdk/index.js';
 import type { Catalogue, DemoWallet } from './catalogue.js';
 import { callCount, chainCallsSince, chainCallsTable, chainMark } from './chain-calls.js';
 import { $, columns, el, headerTable, pre, pretty, prettyText, statusBadge, step } from './dom.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ExtraRoute } from 'x404-gate/embed';
+import type { ExtraRoute } from '../../../dist/src/embed.js';
 import type { RecordedCall } from 'x404-localnet/call-log.js';
 import { browserModules } from './browser-modules.js';
 import { demoCatalogue } from './demo.js';
