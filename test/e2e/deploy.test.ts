@@ -82,7 +82,7 @@ describe('a fresh clone', () => {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
       const port = await new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`npm start did not listen in time:\n${output}`)), 30_000);
+        const timer = setTimeout(() => reject(new Error(`npm start did not listen in time:\n${output}`)), 120_000);
         child.stdout.on('data', (chunk: Buffer) => {
           output += chunk.toString();
           const match = /"port":(\d+)[^\n]*"msg":"listening"/.exec(output);
