@@ -89,13 +89,18 @@ async function ownedAccounts<T>(
       throw error;
     }
   };
+  // What the check decoded, kept for the answer it checked (a MarginFi account takes tens of µs).
+  const checked = new WeakMap<Buffer, T>();
   const layout = ({ account }: KeyedAccount): string | undefined => {
     const decoded = readable(account.data);
-    return typeof decoded === 'string' ? decoded : undefined;
+    if (typeof decoded === 'string') return decoded;
+    checked.set(account.data, decoded);
+    return undefined;
   };
   const accounts = await chain.getProgramAccounts(query.program, { filters: query.filters, layout });
   return accounts.map(({ pubkey, account }) => {
-    const decoded = readable(account.data);
+    // An answer shared with a scan in flight was checked by its first caller's `layout`: decoded here.
+    const decoded = checked.get(account.data) ?? readable(account.data);
     // Only a reader that skipped `layout` gets here with a wrong account.
     if (typeof decoded === 'string') throw upstreamUnavailable(`getProgramAccounts: account ${pubkey} ${decoded}`);
     debt.accounts += 1;
