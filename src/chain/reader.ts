@@ -12,7 +12,7 @@ import { scanKey, SharedScans } from './shared-scans.js';
 import { RpcClient } from './rpc.js';
 import { LAGGING_SLOTS } from './slot-view.js';
 import { type FetchLike, keepAliveFetch } from './transport.js';
-import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainStats, DataSlice, HistoryPage, KeyedAccount, ProgramAccountsFilter, WalletBalances } from './types.js';
+import type { AccountInfo, ChainObserver, OwnedTokenAccount, ChainReader, ChainStats, DataSlice, HistoryPage, KeyedAccount, ProgramAccountsQuery, WalletBalances } from './types.js';
 
 /**
  * The gate's ChainReader over JSON-RPC (rpc.ts), with getMultipleAccounts — and so the ATA
@@ -180,14 +180,14 @@ class RpcChainReader implements ChainReader {
     return readTransactions(this.parts.rpc, this.parts.historyCommitment, signatures, this.deadlineMs);
   }
 
-  async getProgramAccounts(programId: string, query: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice; shared?: boolean }): Promise<KeyedAccount[]> {
+  async getProgramAccounts(programId: string, query: ProgramAccountsQuery): Promise<KeyedAccount[]> {
     const { calls, config, scans } = this.parts;
     const minimum = this.minimumWithoutContext();
     // A shared answer (shared-scans.ts) carries its sender's deadline; this login's own bounds its wait.
     // Shared answers are read-only for every caller (they decode, never write).
     const { filters, dataSlice, shared = false } = query;
     return scans.read(scanKey(programId, filters, dataSlice), { viewSlot: this.seenSlot, minSlot: minimum, keep: shared }, () =>
-      readProgramAccounts(calls, config.rpcCommitment, programId, dataSlice === undefined ? { filters } : { filters, dataSlice }, this.deadlineMs, minimum),
+      readProgramAccounts(calls, config.rpcCommitment, programId, query, this.deadlineMs, minimum),
     );
   }
 

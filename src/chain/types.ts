@@ -28,6 +28,25 @@ export interface DataSlice {
 
 export type ProgramAccountsFilter = { dataSize: number } | { memcmp: { offset: number; bytes: string } };
 
+/**
+ * What a scan's caller knows of each account it asked for beyond the filters (its program's layout,
+ * the owner a decoded field must name): why `account` is not such an account, or undefined when it
+ * is. Run inside the reply's check, so a wrong account is a malformed reply, retried elsewhere.
+ */
+export type AccountLayoutCheck = (account: KeyedAccount) => string | undefined;
+
+export interface ProgramAccountsQuery {
+  filters: ProgramAccountsFilter[];
+  dataSlice?: DataSlice;
+  /** The answer serves later logins too (src/chain/shared-scans.ts); its filters must name no wallet. */
+  shared?: boolean;
+  /**
+   * Checked on every account of the answer. Identical scans in flight share one answer, checked by
+   * the first caller's `layout`: callers sending the same filters must check the same layout.
+   */
+  layout?: AccountLayoutCheck;
+}
+
 export interface SignatureInfo {
   signature: string;
   slot: number;
@@ -160,10 +179,7 @@ export interface ChainReader {
    * Identical scans in flight are sent once (src/chain/shared-scans.ts); with `shared`, whose
    * filters must name no wallet, the answer also serves later logins for PROGRAM_SCAN_SHARE_MS.
    */
-  getProgramAccounts(
-    programId: string,
-    options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice; shared?: boolean },
-  ): Promise<KeyedAccount[]>;
+  getProgramAccounts(programId: string, query: ProgramAccountsQuery): Promise<KeyedAccount[]>;
   /**
    * The same reader, bounded by `deadlineMs` (performance.now() ms): every RPC call it makes stops
    * retrying when no attempt fits before the deadline, aborts an attempt still in flight at the

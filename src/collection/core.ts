@@ -61,7 +61,8 @@ export function coreCollectionFilters(collection: string): ProgramAccountsFilter
  * every login checking it within the window; the wallet's assets are picked from it here.
  * Without, the scan names the wallet too (coreAssetFilters) and serves this wallet only. Either
  * way every account in the answer must be an AssetV1 of the collection (and, unshared, of the
- * wallet); one that is not is a malformed reply (503), never silently skipped.
+ * wallet): the reader checks the filters on the 66 bytes in the reply (a malformed reply, asked of
+ * the next endpoint, then a 503), and this reads nothing else, never silently skipping one.
  *
  * The trade: an unshared scan answers a few assets but costs a node a scan of every Core account
  * per login; a shared one answers ~310 bytes of JSON per asset of the collection, once per window.

@@ -1,5 +1,6 @@
 import bs58 from 'bs58';
 import type { AccountInfo, ChainReader, KeyedAccount, ProgramAccountsFilter } from '../chain/types.js';
+import { upstreamUnavailable } from '../errors.js';
 import { divideRoundingUp } from '../lib/fixed.js';
 import { LendingDecodeError } from './bytes.js';
 import {
@@ -28,9 +29,11 @@ import { usdFromScaledFraction, WAD } from './usd.js';
 /**
  * A wallet's debt on each supported lending protocol, read from the protocols' own accounts over
  * RPC: getProgramAccounts filtered by account size and the owner field (plus the account
- * discriminator where there is one). Fail closed: a liability the gate can see but cannot price,
- * and an owned account it cannot decode, are reported as `unpriced` — debt of unknown size that
- * no allowance can cover.
+ * discriminator where there is one). Fail closed: a liability the gate can see but cannot price is
+ * reported as `unpriced` — debt of unknown size that no allowance can cover. An account the gate
+ * cannot read as what it asked for — an obligation of another layout or owner, a bank of another
+ * program, layout or group, or no bank where a liability names one — is an answer the gate cannot
+ * use: 503, unknown in a rule, so `not` never turns it into a pass.
  */
 export const LENDING_PROTOCOLS = ['kamino', 'save', 'marginfi'] as const;
 export type LendingProtocol = (typeof LENDING_PROTOCOLS)[number];
@@ -63,15 +66,11 @@ function discriminatorAt0(discriminator: Buffer) {
 const KAMINO_DISCRIMINATOR_FILTER = discriminatorAt0(KAMINO_OBLIGATION_DISCRIMINATOR);
 const MARGINFI_DISCRIMINATOR_FILTER = discriminatorAt0(MARGINFI_ACCOUNT_DISCRIMINATOR);
 
-function undecodable(account: KeyedAccount, error: unknown): string {
-  const why = error instanceof LendingDecodeError ? error.message : 'unreadable data';
-  return `account ${account.pubkey} could not be decoded (${why}); counted as debt of unknown size`;
-}
-
 /**
- * The wallet's accounts on one protocol, decoded: each found account counts; one that cannot be
- * decoded is debt of unknown size (fail closed); one whose decoded owner is not the wallet (a
- * lying or confused RPC, or a null decode) is skipped.
+ * The wallet's accounts on one protocol, decoded. Each account of the answer must decode (a layout
+ * the filters do not cover: Save's version) and name the wallet as its owner; the reader checks
+ * this in the reply (`layout`), so an account that does not is a malformed reply, answered by
+ * another endpoint or a 503 — never skipped, which would read as "no debt".
  */
 async function ownedAccounts<T>(
   chain: ChainReader,
@@ -80,22 +79,33 @@ async function ownedAccounts<T>(
   decode: (data: Buffer) => T | null,
   ownerOf: (decoded: T) => string,
 ): Promise<{ pubkey: string; decoded: T }[]> {
-  const accounts = await chain.getProgramAccounts(query.program, { filters: query.filters });
-  const owned: { pubkey: string; decoded: T }[] = [];
-  for (const account of accounts) {
-    let decoded: T | null;
+  const readable = (data: Buffer): T | string => {
     try {
-      decoded = decode(account.account.data);
+      const decoded = decode(data);
+      if (decoded === null) return 'is not initialized';
+      return ownerOf(decoded) === query.wallet ? decoded : 'names another owner';
     } catch (error) {
-      debt.accounts += 1;
-      debt.unpriced.push(undecodable(account, error));
-      continue;
+      if (error instanceof LendingDecodeError) return `cannot be decoded (${error.message})`;
+      throw error;
     }
-    if (decoded === null || ownerOf(decoded) !== query.wallet) continue;
+  };
+  // What the check decoded, kept for the answer it checked (a MarginFi account takes tens of µs).
+  const checked = new WeakMap<Buffer, T>();
+  const layout = ({ account }: KeyedAccount): string | undefined => {
+    const decoded = readable(account.data);
+    if (typeof decoded === 'string') return decoded;
+    checked.set(account.data, decoded);
+    return undefined;
+  };
+  const accounts = await chain.getProgramAccounts(query.program, { filters: query.filters, layout });
+  return accounts.map(({ pubkey, account }) => {
+    // An answer shared with a scan in flight was checked by its first caller's `layout`: decoded here.
+    const decoded = checked.get(account.data) ?? readable(account.data);
+    // Only a reader that skipped `layout` gets here with a wrong account.
+    if (typeof decoded === 'string') throw upstreamUnavailable(`getProgramAccounts: account ${pubkey} ${decoded}`);
     debt.accounts += 1;
-    owned.push({ pubkey: account.pubkey, decoded });
-  }
-  return owned;
+    return { pubkey, decoded };
+  });
 }
 
 /**
@@ -147,25 +157,21 @@ async function readMarginfiDebt(chain: ChainReader, wallet: string): Promise<Pro
   const debt: ProtocolDebt = { protocol: 'marginfi', accounts: 0, debtUsdWad: 0n, unpriced: [] };
   const filters = [{ dataSize: MARGINFI_ACCOUNT_SIZE }, MARGINFI_DISCRIMINATOR_FILTER, ownedBy(MARGINFI_AUTHORITY_OFFSET, wallet)];
   const owned = await ownedAccounts(chain, debt, { program: MARGINFI_PROGRAM_ID, filters, wallet }, decodeMarginfiAccount, (a) => a.authority);
-  const liabilities: { account: string; balance: MarginfiBalance }[] = [];
+  const liabilities: { account: string; group: string; balance: MarginfiBalance }[] = [];
   for (const { pubkey, decoded } of owned) {
-    for (const balance of decoded.balances) if (hasLiability(balance)) liabilities.push({ account: pubkey, balance });
+    for (const balance of decoded.balances) if (hasLiability(balance)) liabilities.push({ account: pubkey, group: decoded.group, balance });
   }
   if (liabilities.length === 0) return debt;
 
   const bankKeys = [...new Set(liabilities.map(({ balance }) => balance.bank))];
   const bankAccounts = await chain.getMultipleAccounts(bankKeys);
-  const banks = new Map(bankKeys.map((key, i) => [key, bankFrom(bankAccounts[i] ?? null)]));
-  for (const { account, balance } of liabilities) {
-    const bank = banks.get(balance.bank);
-    const where = `account ${account} borrows from bank ${balance.bank}`;
-    if (!bank) {
-      debt.unpriced.push(`${where}, which could not be read; counted as debt of unknown size`);
-      continue;
-    }
+  const banks = new Map(bankKeys.map((key, i) => [key, bankAt(key, bankAccounts[i] ?? null)]));
+  for (const { account, group, balance } of liabilities) {
+    const bank = banks.get(balance.bank)!;
+    if (bank.group !== group) throw upstreamUnavailable(`getMultipleAccounts: bank ${balance.bank}, which account ${account} borrows from, is of group ${bank.group}, not the account's ${group}`);
     const symbol = DOLLAR_STABLECOINS.get(bank.mint);
     if (symbol === undefined) {
-      debt.unpriced.push(`${where} (mint ${bank.mint}) with no price source (only USDC, USDT and PYUSD liabilities are priced)`);
+      debt.unpriced.push(`account ${account} borrows from bank ${balance.bank} (mint ${bank.mint}) with no price source (only USDC, USDT and PYUSD liabilities are priced)`);
       continue;
     }
     debt.debtUsdWad += stablecoinUsdWad(balance, bank);
@@ -173,12 +179,20 @@ async function readMarginfiDebt(chain: ChainReader, wallet: string): Promise<Pro
   return debt;
 }
 
-function bankFrom(account: AccountInfo | null): MarginfiBank | undefined {
-  if (account === null || account.owner !== MARGINFI_PROGRAM_ID) return undefined;
+/**
+ * The bank a liability names, read by its address: a MarginFi Bank (owner, size, discriminator).
+ * Without it the liability has no figure, and debt of unknown size is a refusal that `not` would
+ * turn into a pass: no account there, another program's or another layout is unknown (503).
+ */
+function bankAt(key: string, account: AccountInfo | null): MarginfiBank {
+  const fail = (why: string) => upstreamUnavailable(`getMultipleAccounts: the MarginFi bank ${key} ${why}`);
+  if (account === null) throw fail('is missing, though a balance borrows from it');
+  if (account.owner !== MARGINFI_PROGRAM_ID) throw fail(`is owned by ${account.owner}, not by MarginFi`);
   try {
     return decodeMarginfiBank(account.data);
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (error instanceof LendingDecodeError) throw fail(`is not a well-formed bank (${error.message})`);
+    throw error;
   }
 }
 

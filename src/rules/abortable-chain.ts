@@ -1,5 +1,5 @@
 import type { AtaSeed } from '../chain/ata.js';
-import type { ChainReader, DataSlice, ProgramAccountsFilter } from '../chain/types.js';
+import type { ChainReader, DataSlice, ProgramAccountsQuery } from '../chain/types.js';
 
 /**
  * A rule leaf's view of the chain: the login's reader, refusing every new read once the leaf is no
@@ -78,8 +78,8 @@ class AbortableChain implements ChainReader {
   getTransactions(signatures: readonly string[]) {
     return this.guard(() => this.chain.getTransactions(signatures));
   }
-  getProgramAccounts(programId: string, options: { filters: ProgramAccountsFilter[]; dataSlice?: DataSlice; shared?: boolean }) {
-    return this.guard(() => this.chain.getProgramAccounts(programId, options));
+  getProgramAccounts(programId: string, query: ProgramAccountsQuery) {
+    return this.guard(() => this.chain.getProgramAccounts(programId, query));
   }
   withDeadline(deadlineMs: number): ChainReader {
     return new AbortableChain(this.chain.withDeadline(deadlineMs), this.stop);

@@ -1,13 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import bs58 from 'bs58';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_COLLECTIONS, demoNft } from 'x404-localnet/collections/fixture.js';
 import { metadataPda } from 'x404-localnet/collections/metaplex.js';
 import { demoAddress, demoMint, demoWallet, type DemoWalletName } from 'x404-localnet/fixture.js';
-import { TAMPER_KINDS, type TamperKind } from 'x404-localnet/tamper.js';
+import { MINT_LIST_KINDS, TAMPER_KINDS, type TamperKind, type TamperSpec } from 'x404-localnet/tamper.js';
 import { blacklistPolicy, decodeJwt, get, getNonce, login, type HttpResult } from '../helpers/client.js';
 import { startStack, type Stack } from '../helpers/gate.js';
+import { rpcCall } from '../helpers/token-transactions.js';
 import { expectRefusal, expectToken, newWallet } from './features-kit.js';
 
 /**
@@ -17,7 +19,9 @@ import { expectRefusal, expectToken, newWallet } from './features-kit.js';
  * - a deny condition (blacklist, a holdings leaf under `not`) sees every token account the wallet
  *   owns under both programs, by default; `scope: "ata"` opts out, and the bypass it allows is shown;
  * - a broken or tampering node (the local chain's tamper fault) gets a 503 — never a token — for a
- *   deny condition, a positive one and a rule, where `not` leaves the leaf unknown;
+ *   deny condition, a positive one and a rule, where `not` leaves the leaf unknown; an answer to a
+ *   getTokenAccountsByOwner by mint whose account names another mint, another owner or the other
+ *   token program is a tampered answer, never the holder's absence;
  * - lamports sent to an associated token address are no token account and no tampering.
  */
 let dir: string;
@@ -175,7 +179,7 @@ describe('holdings under a rule’s `not` are a deny condition', () => {
 });
 
 /** A login's outcome with the tamper fault on, then the same login without it (the good path). */
-async function tampered(kind: TamperKind, target: { wallet?: string; addresses?: string[] }, attempt: () => Promise<HttpResult>): Promise<{ during: HttpResult; after: HttpResult }> {
+async function tampered(kind: TamperKind, target: Omit<TamperSpec, 'kind'>, attempt: () => Promise<HttpResult>): Promise<{ during: HttpResult; after: HttpResult }> {
   stack.localnet.tamper.set({ kind, ...target });
   let during: HttpResult;
   try {
@@ -192,8 +196,11 @@ function expectUnavailable(result: HttpResult, kind: string): void {
   expect(result.body.token).toBeUndefined();
 }
 
-/** Every kind that changes an account's bytes or owner; `duplicate` only shows in lists. */
-const REWRITES = TAMPER_KINDS.filter((kind) => kind !== 'duplicate');
+/**
+ * Every kind that changes an account's bytes or owner in the ATA reads (getMultipleAccounts):
+ * `duplicate` only shows in lists, the swaps only in lists by mint.
+ */
+const REWRITES = TAMPER_KINDS.filter((kind) => kind !== 'duplicate' && !MINT_LIST_KINDS.includes(kind));
 
 describe('only well-formed data counts: a tampering node gets 503, never a token', () => {
   it.each(TAMPER_KINDS)('blacklist (every account, by mint), tampered %s → 503; untampered → 200', async (kind) => {
@@ -253,6 +260,74 @@ describe('only well-formed data counts: a tampering node gets 503, never a token
     const rule = await tampered(kind, { addresses: [metadata] }, () => login(stack.gateUrl, 'not-collection', secret('nft-holder')));
     expectUnavailable(rule.during, kind);
     expectRefusal(rule.after, 403, 'RULE_NOT_MET');
+  });
+});
+
+/**
+ * Issue 33: a node asked getTokenAccountsByOwner with a `mint` filter for a banned mint answered the
+ * holder's account with another (harmless, real) mint in its bytes. Each swap below is shown only in
+ * the answers by mint — every other read of the same node is honest — and each account of the
+ * answer must name that mint, that owner and that program.
+ */
+const SWAPS: readonly [TamperKind, Omit<TamperSpec, 'kind' | 'wallet'>][] = [
+  ['mint-swap', { to: usdc }],
+  ['owner-swap', { to: address('clean') }],
+  ['program-swap', {}],
+];
+/** Holders of a banned mint: in the ATA or another account, under Token or Token-2022. */
+const HOLDERS: readonly DemoWalletName[] = ['banned-holder', 'banned-nonata', 'banned-t22', 'banned-nonata-t22'];
+
+describe('an answer by mint must carry that mint, that owner and that program (issue 33)', () => {
+  it('the local chain shows the swap in the answer by mint only', async () => {
+    const listed = async (filter: Record<string, string>) =>
+      (await rpcCall(stack.localnet.url, 'getTokenAccountsByOwner', [address('banned-holder'), filter, { encoding: 'base64' }])).result as any;
+    stack.localnet.tamper.set({ kind: 'mint-swap', wallet: address('banned-holder'), to: usdc });
+    try {
+      const [byMint] = (await listed({ mint: banned })).value;
+      expect(Buffer.from(byMint.account.data[0], 'base64').subarray(0, 32)).toEqual(Buffer.from(bs58.decode(usdc)));
+      const [byProgram] = (await listed({ programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' })).value;
+      expect(Buffer.from(byProgram.account.data[0], 'base64').subarray(0, 32)).toEqual(Buffer.from(bs58.decode(banned)));
+    } finally {
+      stack.localnet.tamper.clear();
+    }
+  });
+
+  const holderCases = HOLDERS.flatMap((holder) => SWAPS.map(([kind, spec]) => [holder, kind, spec] as const));
+  it.each(holderCases)('blacklist (default scope: by mint): %s answered %s → 503, never 200; honest → 500 HOLDS_BANNED_TOKEN', async (holder, kind, spec) => {
+    const { during, after } = await tampered(kind, { wallet: address(holder), ...spec }, () => login(stack.gateUrl, 'blacklist', secret(holder), denyBoth));
+    expectUnavailable(during, kind);
+    expect(during.headers.get('retry-after')).toMatch(/^\d+$/);
+    expectRefusal(after, 500, 'HOLDS_BANNED_TOKEN');
+  });
+
+  it.each(SWAPS)('a named policy and a rule with a blacklist leaf, %s → 503; honest → refused', async (kind, spec) => {
+    const target = { wallet: address('banned-nonata'), ...spec };
+    const named = await tampered(kind, target, () => login(stack.gateUrl, 'blacklist', secret('banned-nonata'), { 'X-404-Policy': 'strict' }));
+    expectUnavailable(named.during, kind);
+    expectRefusal(named.after, 500, 'HOLDS_BANNED_TOKEN');
+    const rule = await tampered(kind, target, () => login(stack.gateUrl, 'blacklist-leaf', secret('banned-nonata')));
+    expectUnavailable(rule.during, kind);
+    expectRefusal(rule.after, 500, 'HOLDS_BANNED_TOKEN');
+  });
+
+  it.each(SWAPS)('`not` over multitoken and over tier (deny conditions, by mint), %s → 503; honest → 403', async (kind, spec) => {
+    const multitoken = await tampered(kind, { wallet: address('banned-nonata'), ...spec }, () => login(stack.gateUrl, 'no-banned-multitoken', secret('banned-nonata')));
+    expectUnavailable(multitoken.during, kind);
+    expectRefusal(multitoken.after, 403, 'RULE_NOT_MET');
+    // tier-gold: 12,000 + 3,000 `tier` ≥ 14,000, so `not` refuses it; a swap would make it 0 and a pass.
+    const tierSpec = kind === 'mint-swap' ? { to: usdc } : spec;
+    const notTier = await tampered(kind, { wallet: address('tier-gold'), ...tierSpec }, () => login(stack.gateUrl, 'not-big-tier', secret('tier-gold')));
+    expectUnavailable(notTier.during, kind);
+    expectRefusal(notTier.after, 403, 'RULE_NOT_MET');
+  });
+
+  it('an honest answer about another wallet is untouched: the clean wallet passes while a holder is tampered', async () => {
+    stack.localnet.tamper.set({ kind: 'mint-swap', wallet: address('banned-holder'), to: usdc });
+    try {
+      expectToken(await login(stack.gateUrl, 'blacklist', secret('clean'), denyBoth), 'blacklist', secret('clean'));
+    } finally {
+      stack.localnet.tamper.clear();
+    }
   });
 });
 

@@ -2,6 +2,7 @@
  * The local chain speaks Solana's JSON-RPC wire format over real HTTP: shapes, limits, errors,
  * batches, the body limit, fault injection, counters and admin routes.
  */
+import bs58 from 'bs58';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoMint, demoWallet } from 'x404-localnet/fixture.js';
 import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
@@ -535,8 +536,30 @@ describe('tampered token accounts (tamper.ts)', () => {
     expect(await shown()).toEqual(honest);
   });
 
-  it('refuses an unknown kind or a fault without a target (400)', async () => {
-    for (const body of [{ kind: 'melt', wallet: wallet('clean') }, { kind: 'truncate' }]) {
+  it('shows the swaps only in answers by mint: another mint or owner put in, or the other token program', async () => {
+    const honest = await shown();
+    const byMint = async () => (await tokenAccounts('clean', { mint: demoMint('usdc') }))[0]!;
+    const byProgram = async () => (await tokenAccounts('clean', { programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' })).find((listed) => listed.pubkey === ata())!;
+    const bytes = (listed: { account: { data: [string, string] } }) => Buffer.from(listed.account.data[0], 'base64');
+
+    await admin('tamper', { kind: 'mint-swap', wallet: wallet('clean'), to: demoMint('bonk') });
+    expect(bytes(await byMint()).subarray(0, 32)).toEqual(Buffer.from(bs58.decode(demoMint('bonk'))));
+    expect(bytes(await byProgram()).subarray(0, 32)).toEqual(Buffer.from(bs58.decode(demoMint('usdc'))));
+    expect(await shown()).toEqual(honest);
+
+    await admin('tamper', { kind: 'owner-swap', addresses: [ata()], to: wallet('whale') });
+    expect(bytes(await byMint()).subarray(32, 64)).toEqual(Buffer.from(bs58.decode(wallet('whale'))));
+    expect(bytes(await byProgram()).subarray(32, 64)).toEqual(Buffer.from(bs58.decode(wallet('clean'))));
+
+    await admin('tamper', { kind: 'program-swap', addresses: [ata()] });
+    expect((await byMint()).account.owner).toBe('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
+    expect(bytes(await byMint())).toEqual(Buffer.from(honest.data[0], 'base64'));
+    expect((await byProgram()).account.owner).toBe('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
+    expect(await shown()).toEqual(honest);
+  });
+
+  it('refuses an unknown kind, a fault without a target, or a `to` that is no address (400)', async () => {
+    for (const body of [{ kind: 'melt', wallet: wallet('clean') }, { kind: 'truncate' }, { kind: 'mint-swap', wallet: wallet('clean'), to: 'usdc' }]) {
       const res = await fetch(`${chain.url}/__localnet/tamper`, { method: 'POST', body: JSON.stringify(body) });
       expect(res.status).toBe(400);
     }

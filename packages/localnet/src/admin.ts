@@ -7,7 +7,7 @@
  *                                   refusedByReason, refusedByMethod, gzipped}}
  *   POST /__localnet/reset-stats    → {ok:true}
  *   POST /__localnet/fault          {mode, methods?, count?, variant?} → the fault now set
- *   POST /__localnet/tamper         {kind, addresses? | wallet?, length?} → the tampered-accounts fault
+ *   POST /__localnet/tamper         {kind, addresses? | wallet?, length?, to?} → the tampered-accounts fault
  *                                   now set (tamper.ts); {} or {kind:"none"} clears it
  *   POST /__localnet/provider       {latencyMs?, requestsPerSecond?, profile?} → the provider simulation now set
  *                                   (provider.ts: latency of every answer, 429 above the rate; 0 = off) and

@@ -18,7 +18,7 @@ import {
   RPC_UNSUPPORTED_TRANSACTION_VERSION,
 } from './rpc-error.js';
 import type { ChainState } from './state.js';
-import type { AccountTamper } from './tamper.js';
+import type { AccountTamper, TamperAnswer } from './tamper.js';
 
 /** The RPC version the local chain claims to be (context.apiVersion, getVersion). */
 export const API_VERSION = '2.2.16';
@@ -112,13 +112,20 @@ export function mintDecimalsLookup(state: ChainState): (mint: string) => number 
   };
 }
 
-function keyedAccountsJson(state: ChainState, addresses: Iterable<string>, options: EncodingOptions, dropUnparsed: boolean, tamper: AccountTamper | undefined): string {
+function keyedAccountsJson(
+  state: ChainState,
+  addresses: Iterable<string>,
+  options: EncodingOptions,
+  dropUnparsed: boolean,
+  tamper: AccountTamper | undefined,
+  answer: TamperAnswer = 'other',
+): string {
   const decimals = mintDecimalsLookup(state);
   const parts: string[] = [];
   for (const address of addresses) {
     const account = state.getAccount(address);
     if (!account) continue;
-    const json = renderAccount(tamper ? tamper.render(state, account) : account, options, decimals, dropUnparsed);
+    const json = renderAccount(tamper ? tamper.render(state, account, answer) : account, options, decimals, dropUnparsed);
     if (json === null) continue;
     const copies = tamper ? tamper.copies(state, address) : 1;
     for (let copy = 0; copy < copies; copy++) parts.push(`{"account":${json},"pubkey":"${address}"}`);
@@ -197,7 +204,7 @@ const getTokenAccountsByOwner: Handler = (state, params, node) => {
     if (mint !== null && bs58.encode(account.data.subarray(0, 32)) !== mint) continue;
     matching.push(address);
   }
-  return context(state, keyedAccountsJson(state, matching, options, true, tamper), node.slot);
+  return context(state, keyedAccountsJson(state, matching, options, true, tamper, mint === null ? 'other' : 'mint-list'), node.slot);
 };
 
 interface MemcmpFilter {
