@@ -55,7 +55,12 @@ import { prng, Seeded } from '../helpers/seeded.js';
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5161f22);
 const REQUESTS_PER_MODE = Number(process.env.FUZZ_REQUESTS_PER_MODE ?? 10_000);
-const TIME_BUDGET_MS = Number(process.env.FUZZ_TIME_BUDGET_MS ?? 150_000);
+/**
+ * The whole schedule runs, however long a loaded machine takes; FUZZ_TIME_BUDGET_MS cuts a local
+ * run short (and then asserts the schedule fitted). The test's own timeout only catches a hang.
+ */
+const TIME_BUDGET_MS = process.env.FUZZ_TIME_BUDGET_MS === undefined ? Infinity : Number(process.env.FUZZ_TIME_BUDGET_MS);
+const HANG_MS = 30 * 60_000;
 const CONCURRENCY = 32;
 const FEATURE = 'blacklist';
 const PATH = `/x404_auth/${FEATURE}`;
@@ -1719,7 +1724,7 @@ describe('sign-mode message fuzzing', () => {
       expect(finalRssKb - warmRssKb, `RSS grew from ${warmRssKb} kB to ${finalRssKb} kB`).toBeLessThan(128 * 1024);
       expect(peakRssKb, `peak RSS ${peakRssKb} kB`).toBeLessThan(768 * 1024);
     },
-    TIME_BUDGET_MS + 90_000,
+    Number.isFinite(TIME_BUDGET_MS) ? TIME_BUDGET_MS + 90_000 : HANG_MS,
   );
 });
 
