@@ -37,6 +37,8 @@ export interface NodeView {
   ledger: Readonly<LedgerSettings>;
   /** The tampered-accounts fault (tamper.ts), applied to every account an answer shows. */
   tamper: AccountTamper | undefined;
+  /** Blocks the bank of a commitment (a request's value) trails `slot` by (cluster.ts). */
+  lagOf(commitment: unknown): number;
 }
 
 type Handler = (state: ChainState, params: unknown[], node: NodeView) => string;
@@ -50,15 +52,20 @@ export function context(state: ChainState, valueJson: string, slot = state.slot)
  * `minContextSlot` (the methods that take a context config): above the node's slot, -32016 with the
  * node's slot in `data.contextSlot`, as the validator answers (agave `get_bank_with_config`).
  */
-function checkMinContextSlot(config: Record<string, unknown>, node: NodeView): void {
+function checkMinContextSlot(config: Record<string, unknown>, node: NodeView, slot = node.slot): void {
   const minimum = config.minContextSlot;
   if (minimum === undefined || minimum === null) return;
   if (typeof minimum !== 'number' || !Number.isSafeInteger(minimum) || minimum < 0) {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected u64 for minContextSlot.');
   }
-  if (node.ledger.honoursMinContextSlot && minimum > node.slot) {
-    throw new RpcError(RPC_MIN_CONTEXT_SLOT_NOT_REACHED, 'Minimum context slot has not been reached', { contextSlot: node.slot });
+  if (node.ledger.honoursMinContextSlot && minimum > slot) {
+    throw new RpcError(RPC_MIN_CONTEXT_SLOT_NOT_REACHED, 'Minimum context slot has not been reached', { contextSlot: slot });
   }
+}
+
+/** The slot of the bank a request's commitment names (cluster.ts); account reads stay at the node's slot (docs/local-chain.md). */
+function bankSlot(config: Record<string, unknown>, node: NodeView): number {
+  return node.slot - node.lagOf(config.commitment);
 }
 
 function requireTransactionHistory(node: NodeView): void {
@@ -295,18 +302,21 @@ const getSignaturesForAddress: Handler = (state, params, node) => {
   const config = configAt(params, 1);
   requireTransactionHistory(node);
   rejectProcessedForHistory(config);
-  checkMinContextSlot(config, node);
+  // History as of the commitment's bank: what it has not reached is not there yet.
+  const newestSlot = bankSlot(config, node);
+  const finalizedSlot = node.slot - node.lagOf('finalized');
+  checkMinContextSlot(config, node, newestSlot);
   const limit = config.limit ?? MAX_SIGNATURES_LIMIT;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SIGNATURES_LIMIT) {
     throw new RpcError(RPC_INVALID_PARAMS, `Invalid limit; max ${MAX_SIGNATURES_LIMIT}`);
   }
   const before = config.before === undefined || config.before === null ? undefined : signatureParam(config.before);
   const until = config.until === undefined || config.until === null ? undefined : signatureParam(config.until);
-  const page = state.signaturesFor(address, { limit, before, until, newestSlot: node.slot, oldestSlot: node.ledger.firstAvailableBlock });
+  const page = state.signaturesFor(address, { limit, before, until, newestSlot, oldestSlot: node.ledger.firstAvailableBlock });
   return JSON.stringify(
     page.map((tx) => ({
       blockTime: node.ledger.blockTimes ? tx.blockTime : null,
-      confirmationStatus: 'finalized',
+      confirmationStatus: tx.slot <= finalizedSlot ? 'finalized' : 'confirmed',
       err: tx.err,
       memo: tx.formattedMemo ?? formatMemo(tx.memo),
       signature: tx.signature,
@@ -330,7 +340,7 @@ const getTransaction: Handler = (state, params, node) => {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: maxSupportedTransactionVersion must be an integer 0..255.');
   }
   const tx = state.getTransaction(signature);
-  if (!tx || !served(tx.slot, node)) return 'null';
+  if (!tx || !served(tx.slot, { ...node, slot: bankSlot(config, node) })) return 'null';
   const versionAware = typeof maxVersion === 'number';
   if (tx.version === 0 && !versionAware) {
     throw new RpcError(
@@ -343,8 +353,10 @@ const getTransaction: Handler = (state, params, node) => {
 };
 
 const getSlot: Handler = (_state, params, node) => {
-  checkMinContextSlot(configAt(params, 0), node);
-  return String(node.slot);
+  const config = configAt(params, 0);
+  const slot = bankSlot(config, node);
+  checkMinContextSlot(config, node, slot);
+  return String(slot);
 };
 
 /** The oldest block this node keeps (agave: the blockstore's, or long-term storage's if lower). */
@@ -382,6 +394,7 @@ export function callMethod(
   params: unknown,
   ledger: { view: Readonly<LedgerSettings>; slotFor(chainSlot: number, method: string): number } = FULL_LEDGER,
   tamper?: AccountTamper,
+  cluster?: { lagOf(commitment: unknown): number },
 ): string {
   // The DAS API (named parameters) on the same endpoint, as DAS providers serve it.
   if (method === 'searchAssets') return searchAssets(state, params);
@@ -390,7 +403,7 @@ export function callMethod(
   if (params !== undefined && params !== null && !Array.isArray(params)) {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: expected an array.');
   }
-  return handler(state, (params as unknown[] | undefined) ?? [], { slot: ledger.slotFor(state.slot, method), ledger: ledger.view, tamper });
+  return handler(state, (params as unknown[] | undefined) ?? [], { slot: ledger.slotFor(state.slot, method), ledger: ledger.view, tamper, lagOf: cluster ? (c) => cluster.lagOf(c) : () => 0 });
 }
 
 const FULL_LEDGER = { view: DEFAULT_LEDGER, slotFor: (chainSlot: number) => chainSlot };
