@@ -96,3 +96,37 @@ export class ClusterModel {
     return { confirmed: Math.max(1, this.settings.confirmedLag), finalized: this.settings.finalizedLag };
   }
 }
+
+/**
+ * The launchers' setting (`npm run localnet`, `npm run dev`): LOCALNET_CLUSTER or `--cluster=`.
+ * Unset, empty or `on`: CLUSTER_LIKE; `off`: the defaults (every commitment at the newest block);
+ * `confirmedLag=3,landingBlocks=1`: those fields over CLUSTER_LIKE. Throws on anything else.
+ */
+export function clusterFromSetting(raw: string | undefined): Partial<ClusterSettings> {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'on') return { ...CLUSTER_LIKE };
+  if (value === 'off') return { ...DEFAULT_CLUSTER };
+  const settings: Record<string, unknown> = { ...CLUSTER_LIKE };
+  for (const part of value.split(',')) {
+    const [key, number, extra] = part.split('=').map((piece) => piece.trim());
+    if (!key || number === undefined || number === '' || extra !== undefined) throw new Error(`LOCALNET_CLUSTER must be on, off or field=blocks pairs (confirmedLag=2,landingBlocks=2), got ${raw}`);
+    settings[key] = Number(number);
+  }
+  // Checked as POST /__localnet/cluster checks it.
+  return new ClusterModel(settings).get();
+}
+
+/** The `--cluster=…` argument, else LOCALNET_CLUSTER. */
+export function clusterSettingOf(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
+  const flag = argv.find((arg) => arg.startsWith('--cluster='));
+  return flag === undefined ? env.LOCALNET_CLUSTER : flag.slice('--cluster='.length);
+}
+
+/** A line for the launchers' banner. */
+export function describeCluster(settings: ClusterSettings): string {
+  const { confirmedLag, finalizedLag, landingBlocks } = settings;
+  if (confirmedLag === DEFAULT_CLUSTER.confirmedLag && finalizedLag === DEFAULT_CLUSTER.finalizedLag && landingBlocks === DEFAULT_CLUSTER.landingBlocks) {
+    return 'cluster: off (every commitment reads the newest block; LOCALNET_CLUSTER=on for a cluster-like chain)';
+  }
+  return `cluster: confirmed ${confirmedLag} and finalized ${finalizedLag} blocks behind processed, transactions land ${landingBlocks} blocks after sending (LOCALNET_CLUSTER=off: all at once)`;
+}
