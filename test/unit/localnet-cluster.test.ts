@@ -6,8 +6,11 @@
  *
  * The block clock is stopped (blockMs 0): each test moves it with POST /__localnet/blocks.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Keypair, SystemProgram } from '@solana/web3.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { clusterFromSetting, clusterSettingOf } from 'x404-localnet/cluster.js';
 import { buildDemoState } from 'x404-localnet/fixture.js';
 import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
 import { legacyTransaction, localnetAdmin, rpcCall } from '../helpers/token-transactions.js';
@@ -90,6 +93,45 @@ describe('cluster settings', () => {
       await other.close();
     }
   });
+});
+
+describe('the launchers’ setting', () => {
+  it('is cluster-like by default, all at once when off, and field=blocks pairs over the cluster-like one', () => {
+    expect(clusterFromSetting(undefined)).toEqual({ confirmedLag: 2, landingBlocks: 2 });
+    expect(clusterFromSetting('on')).toEqual({ confirmedLag: 2, landingBlocks: 2 });
+    expect(clusterFromSetting('off')).toEqual({ confirmedLag: 0, finalizedLag: 32, landingBlocks: 0 });
+    expect(clusterFromSetting('confirmedLag=3, landingBlocks=0')).toEqual({ confirmedLag: 3, finalizedLag: 32, landingBlocks: 0 });
+    for (const bad of ['yes', 'confirmedLag', 'confirmedLag=x', 'landingBlocks=-1', 'typo=1', 'confirmedLag=40']) expect(() => clusterFromSetting(bad), bad).toThrow();
+    expect(clusterSettingOf(['--cluster=off'], { LOCALNET_CLUSTER: 'on' })).toBe('off');
+    expect(clusterSettingOf([], { LOCALNET_CLUSTER: 'on' })).toBe('on');
+  });
+
+  it('npm run localnet starts the chain as a cluster: confirmed 2 blocks behind, transactions landing 2 blocks later', async () => {
+    const bin = fileURLToPath(new URL('../../packages/localnet/bin/x404-localnet.js', import.meta.url));
+    const child = spawn(process.execPath, [bin], { env: { PATH: process.env.PATH ?? '', PORT: '0', LOCALNET_BLOCK_MS: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const read = (chunk: Buffer): void => {
+          output += chunk.toString();
+          const match = /Solana JSON-RPC on (http:\/\/[^ ]+:\d+)/.exec(output);
+          if (match && output.includes('cluster:')) resolve(match[1]!);
+        };
+        child.stdout.on('data', read);
+        child.stderr.on('data', read);
+        child.once('exit', (code) => reject(new Error(`x404-localnet exited with ${code}:\n${output}`)));
+      });
+      expect(output).toContain('cluster: confirmed 2 and finalized 32 blocks behind processed, transactions land 2 blocks after sending');
+      const res = await fetch(`${url}/__localnet/cluster`);
+      expect(await res.json()).toEqual({ confirmedLag: 2, finalizedLag: 32, landingBlocks: 2 });
+      const processed = (await rpcCall(url, 'getBlockHeight', at('processed'))).result as number;
+      expect((await rpcCall(url, 'getBlockHeight', at('confirmed'))).result).toBe(processed - 2);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 60_000);
 });
 
 describe('blockhashes, block height and slot per commitment', () => {
