@@ -80,12 +80,12 @@ export class ClusterModel {
     return confirmedLag === DEFAULT_CLUSTER.confirmedLag && finalizedLag === DEFAULT_CLUSTER.finalizedLag && landingBlocks === DEFAULT_CLUSTER.landingBlocks;
   }
 
-  /** Blocks the bank of `commitment` (a request's value; absent: finalized, the node's default) trails the newest block by. */
-  lagOf(commitment: unknown): number {
+  /** Blocks the bank of `commitment` (a request's value; absent: finalized, the node's default) trails the newest block by. Bound: passed around as is. */
+  readonly lagOf = (commitment: unknown): number => {
     if (commitment === 'processed') return 0;
     if (commitment === 'confirmed') return this.settings.confirmedLag;
     return this.isDefault ? 0 : this.settings.finalizedLag;
-  }
+  };
 
   /**
    * Blocks after landing at which a transaction's status becomes confirmed and finalized. The

@@ -403,7 +403,8 @@ export function callMethod(
   if (params !== undefined && params !== null && !Array.isArray(params)) {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: expected an array.');
   }
-  return handler(state, (params as unknown[] | undefined) ?? [], { slot: ledger.slotFor(state.slot, method), ledger: ledger.view, tamper, lagOf: cluster ? (c) => cluster.lagOf(c) : () => 0 });
+  return handler(state, (params as unknown[] | undefined) ?? [], { slot: ledger.slotFor(state.slot, method), ledger: ledger.view, tamper, lagOf: cluster?.lagOf ?? NO_LAG });
 }
 
 const FULL_LEDGER = { view: DEFAULT_LEDGER, slotFor: (chainSlot: number) => chainSlot };
+const NO_LAG = (): number => 0;
