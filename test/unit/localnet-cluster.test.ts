@@ -11,9 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { Keypair, SystemProgram } from '@solana/web3.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clusterFromSetting, clusterSettingOf } from 'x404-localnet/cluster.js';
+import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from 'x404-localnet/demo-mint.js';
 import { buildDemoState } from 'x404-localnet/fixture.js';
 import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
-import { legacyTransaction, localnetAdmin, rpcCall } from '../helpers/token-transactions.js';
+import { ataOf, createAta, keypair, legacyTransaction, localnetAdmin, mintTo, rpcCall } from '../helpers/token-transactions.js';
 
 let chain: LocalnetHandle;
 const rpc = (method: string, params?: unknown[]) => rpcCall(chain.url, method, params);
@@ -250,6 +251,64 @@ describe('landing and statuses', () => {
     await advance(1);
     expect(await status(signature)).toBeNull();
     expect(await status(signature, true)).toMatchObject({ confirmationStatus: 'finalized', confirmations: null, err: null });
+  });
+});
+
+describe('account reads per commitment', () => {
+  const balance = async (address: string, commitment?: string) => (await rpc('getBalance', [address, ...(commitment ? at(commitment) : [])])).result;
+
+  it('a landed write shows at confirmed once the confirmed bank reaches it, and at finalized after finalizedLag; context.slot is the bank’s', async () => {
+    await admin('cluster', { confirmedLag: 2, finalizedLag: 5 });
+    const { address } = await airdrop(9_000_000);
+    const slot = (await rpc('getSlot', at('processed'))).result as number;
+    expect(await balance(address, 'processed')).toMatchObject({ context: { slot }, value: 9_000_000 });
+    expect(await balance(address, 'confirmed')).toMatchObject({ context: { slot: slot - 2 }, value: 0 });
+    expect((await rpc('getAccountInfo', [address, { encoding: 'base64', commitment: 'confirmed' }])).result.value).toBeNull();
+    expect((await rpc('getMultipleAccounts', [[address], { encoding: 'base64', commitment: 'confirmed' }])).result.value).toEqual([null]);
+    expect((await balance(address)).value).toBe(0); // finalized, the default
+    await advance(2);
+    expect((await balance(address, 'confirmed')).value).toBe(9_000_000);
+    expect((await rpc('getAccountInfo', [address, { encoding: 'base64', commitment: 'confirmed' }])).result.value.lamports).toBe(9_000_000);
+    expect((await balance(address)).value).toBe(0);
+    await advance(3);
+    expect((await balance(address)).value).toBe(9_000_000);
+  });
+
+  it('an admin write is the same in every bank at once', async () => {
+    await admin('cluster', { confirmedLag: 2 });
+    const { address } = await airdrop(1_000);
+    await admin('lamports', { address, lamports: '4242' });
+    for (const commitment of ['processed', 'confirmed', 'finalized']) expect((await balance(address, commitment)).value, commitment).toBe(4242);
+  });
+
+  it('a mint landed shows in token account lists and the supply at confirmed only once the confirmed bank reaches it', async () => {
+    await admin('cluster', { confirmedLag: 2 });
+    const authority = keypair(DEMO_MINT_SIGNER.secretKey);
+    const mint = DEMO_LAUNCH_MINTS.genesis.address;
+    const wallet = Keypair.generate();
+    const owner = wallet.publicKey.toBase58();
+    await admin('lamports', { address: owner, lamports: '1000000000' });
+    const ata = ataOf(owner, mint, 'token');
+    const { blockhash } = (await rpc('getLatestBlockhash', at('processed'))).result.value;
+    const tx = legacyTransaction([createAta(owner, owner, mint, 'token'), mintTo(mint, ata, authority.publicKey.toBase58(), 1n, 'token')], blockhash, [wallet, authority]);
+    const supply = async (commitment: string) => Buffer.from((await rpc('getAccountInfo', [mint, { encoding: 'base64', commitment }])).result.value.data[0], 'base64').readBigUInt64LE(36);
+    const supplyBefore = await supply('processed');
+    expect((await rpc('sendTransaction', [tx, { encoding: 'base64' }])).error).toBeUndefined();
+    const listed = async (commitment: string) => (await rpc('getTokenAccountsByOwner', [owner, { mint }, { encoding: 'base64', commitment }])).result.value.map((entry: { pubkey: string }) => entry.pubkey);
+    const scanned = async (commitment: string) =>
+      (await rpc('getProgramAccounts', ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', { encoding: 'base64', commitment, filters: [{ dataSize: 165 }, { memcmp: { offset: 32, bytes: owner } }] }])).result.map(
+        (entry: { pubkey: string }) => entry.pubkey,
+      );
+    expect(await listed('processed')).toEqual([ata]);
+    expect(await scanned('processed')).toEqual([ata]);
+    expect(await supply('processed')).toBe(supplyBefore + 1n);
+    expect(await listed('confirmed')).toEqual([]);
+    expect(await scanned('confirmed')).toEqual([]);
+    expect(await supply('confirmed')).toBe(supplyBefore);
+    await advance(2);
+    expect(await listed('confirmed')).toEqual([ata]);
+    expect(await scanned('confirmed')).toEqual([ata]);
+    expect(await supply('confirmed')).toBe(supplyBefore + 1n);
   });
 });
 

@@ -31,7 +31,8 @@ export const DEFAULT_CLUSTER: Readonly<ClusterSettings> = { confirmedLag: 0, fin
 export const CLUSTER_LIKE: Readonly<Partial<ClusterSettings>> = { confirmedLag: 2, landingBlocks: 2 };
 
 /** A bank further back than a blockhash lives would answer blockhashes nothing can use. */
-const MAX_LAG = MAX_PROCESSING_AGE;
+export const MAX_CLUSTER_LAG = MAX_PROCESSING_AGE;
+const MAX_LAG = MAX_CLUSTER_LAG;
 /** Later than this a transaction has left every bank's blockhash queue: it could never land. */
 const MAX_LANDING_BLOCKS = MAX_RECENT_BLOCKHASHES;
 
@@ -73,6 +74,12 @@ export class ClusterModel {
   get landingBlocks(): number {
     return this.settings.landingBlocks;
   }
+
+  /**
+   * The slot account reads at `commitment` answer as of, when the node is at `slot`; null when
+   * every setting is at its default (the newest state, as always).
+   */
+  readonly accountSlotOf = (commitment: unknown, slot: number): number | null => (this.isDefault ? null : slot - this.lagOf(commitment));
 
   /** Whether every setting is at its default: then every commitment reads the newest block. */
   get isDefault(): boolean {

@@ -31,7 +31,7 @@
 import bs58 from 'bs58';
 import { StoredAccount } from './accounts.js';
 import { MAX_PROCESSING_AGE, MAX_RECENT_BLOCKHASHES, MAX_SIMULATION_AGE, type BlockClock } from './blocks.js';
-import type { ClusterModel } from './cluster.js';
+import { MAX_CLUSTER_LAG, type ClusterModel } from './cluster.js';
 import { parseEncodingOptions, renderAccount } from './encoding.js';
 import type { AccountSnapshot, Execution, TransactionExecutor } from './executor.js';
 import type { FaultSpec } from './faults.js';
@@ -108,7 +108,11 @@ export class TransactionRpc {
     private readonly cluster: ClusterModel,
     private readonly faucet = new Faucet(state, () => blocks.blockTime()),
   ) {
-    blocks.onBlock((height) => this.deliverDue(height));
+    blocks.onBlock((height) => {
+      // No bank trails by more than MAX_CLUSTER_LAG: older account versions are no longer read.
+      state.pruneVersions(state.slot - MAX_CLUSTER_LAG);
+      this.deliverDue(height);
+    });
   }
 
   handles(method: string): boolean {
@@ -378,7 +382,7 @@ export class TransactionRpc {
       this.droppedCount += 1;
       return;
     }
-    const run = this.executor.execute(tx);
+    const run = this.state.landing(this.state.slot, () => this.executor.execute(tx));
     if (!run.processed) {
       this.droppedCount += 1;
       return;
@@ -391,7 +395,7 @@ export class TransactionRpc {
   }
 
   private landAirdrop(airdrop: Airdrop): void {
-    this.faucet.land(airdrop, this.state.slot);
+    this.state.landing(this.state.slot, () => this.faucet.land(airdrop, this.state.slot));
     this.executed.set(airdrop.signature, this.state.slot);
   }
 
