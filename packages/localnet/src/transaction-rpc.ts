@@ -9,8 +9,9 @@
  *   own strict check) and simulate
  *   (-32002 "Transaction simulation failed: …" with the simulation result as `data`); answer the
  *   first signature. The transaction then lands at the current slot, or `landingBlocks` blocks
- *   later (cluster.ts) — as the leader would take it: a blockhash older than 150 blocks, a signature that does not verify, a transaction already
- *   processed or a fee payer that cannot pay, and it is dropped without a word, as on a real cluster.
+ *   later (cluster.ts) — as the leader would take it: a blockhash older than 150 blocks, a
+ *   signature that does not verify, a transaction already processed or a fee payer that cannot
+ *   pay, and it is dropped without a word, as on a real cluster.
  *   A transaction whose instruction fails lands too, failed, its fee paid.
  * - simulateTransaction: `value { err, logs, accounts, unitsConsumed, loadedAccountsDataSize,
  *   returnData, innerInstructions, replacementBlockhash, fee, preBalances, postBalances,
@@ -81,7 +82,6 @@ const SANITIZE_ERRORS: ReadonlySet<unknown> = new Set([
   'InvalidAddressLookupTableIndex',
 ]);
 const COMMITMENTS: ReadonlySet<unknown> = new Set(['processed', 'confirmed', 'finalized']);
-
 
 export interface TransactionCounts {
   /** Landed: in history, with a status. */
