@@ -10,8 +10,9 @@ import { CallBudget } from './call-budget.js';
  * - the ceiling: the calls the provider accepted (answered without a rate limit) in the WINDOW_MS
  *   before a refusal arrived. The refusals of one overflowing window arrive together: every
  *   refusal within EPISODE_MS of an episode's first belongs to it and the episode keeps its
- *   highest measurement (the replies of one window arrive spread out: a later one counts more of
- *   them), so one burst is one measurement, never many cuts;
+ *   highest measurement, answers arriving during it included (the replies of one window arrive
+ *   spread out: a later one counts more of them), so one burst is one measurement, never many
+ *   cuts;
  * - a refusal sets the budget to the episode's ceiling (the first one: no budget yet), never
  *   raises it, and lowers it by at most MAX_CUT per episode (a refusal after an idle spell
  *   measures little: several episodes must agree before the budget falls far);
@@ -38,6 +39,7 @@ export class LearnedBudget {
   static readonly PROBE = 0.05;
   static readonly PROBE_AFTER_MS = 10_000;
   static readonly FORGET_MS = 60_000;
+  static readonly USED = 0.6;
   /** Calls sent, and accepted, per BUCKET_MS over the last WINDOW_MS. */
   static readonly WINDOW_MS = 1000;
   private static readonly BUCKET_MS = 50;
@@ -76,7 +78,9 @@ export class LearnedBudget {
     } else if (at - this.grownAt >= 1000) {
       const seconds = Math.floor((at - this.grownAt) / 1000);
       // Grow only a budget that was used: an idle second says nothing about the provider's.
-      if (this.sentSinceGrowth >= current.perSecond * CallBudget.HEADROOM * 0.8 * seconds) {
+      // (Used: the client sent at least USED of what pacing lets through; pacing in windows of
+      // bursts of batches seldom sends all of it.)
+      if (this.sentSinceGrowth >= current.perSecond * CallBudget.HEADROOM * LearnedBudget.USED * seconds) {
         const probing = at - this.lastRefusalAt >= (this.confirmed ? LearnedBudget.PROBE_AFTER_MS : LearnedBudget.QUIET_MS);
         let rate = current.perSecond;
         for (let second = 0; second < Math.min(seconds, 60); second++) {
@@ -108,11 +112,22 @@ export class LearnedBudget {
     this.sentSinceGrowth += calls;
   }
 
-  /** The provider answered `calls` calls now without refusing them for their rate (it counted them). */
+  /**
+   * The provider answered `calls` calls now without refusing them for their rate (it counted them).
+   * Within an episode, answers still arriving belong to the window that overflowed (a loaded
+   * client reads the refusing reply before others the provider sent earlier): they raise its
+   * measurement.
+   */
   accepted(calls: number): void {
     if (calls <= 0) return;
-    this.advance(this.now());
+    const at = this.now();
+    this.advance(at);
     this.acceptedBuckets[this.bucketAt % this.acceptedBuckets.length]! += calls;
+    if (this.current === undefined || at - this.episodeAt >= LearnedBudget.EPISODE_MS) return;
+    const measured = this.busiestWindow();
+    if (measured <= this.ceilingCalls) return;
+    this.ceilingCalls = measured;
+    this.current.perSecond = this.settled();
   }
 
   /**
@@ -132,8 +147,7 @@ export class LearnedBudget {
     } else {
       this.ceilingCalls = Math.max(this.ceilingCalls, measured);
     }
-    const prior = this.episodePrior;
-    const next = Math.floor(prior === Infinity ? this.ceilingCalls : Math.min(prior, Math.max(prior * LearnedBudget.MAX_CUT, this.ceilingCalls)));
+    const next = this.settled();
     // A budget changes in place: its bookings stay, so the new rate counts what was just sent.
     if (this.current === undefined) {
       // What was sent unpaced in the last second still fills the provider's window.
@@ -148,6 +162,12 @@ export class LearnedBudget {
     }
     this.grownAt = at;
     this.sentSinceGrowth = 0;
+  }
+
+  /** The budget an episode leaves: its measurement, never above the budget before it nor below MAX_CUT of it. */
+  private settled(): number {
+    const prior = this.episodePrior;
+    return Math.floor(prior === Infinity ? this.ceilingCalls : Math.min(prior, Math.max(prior * LearnedBudget.MAX_CUT, this.ceilingCalls)));
   }
 
   /**

@@ -39,6 +39,19 @@ describe('a call budget learned from a provider\'s refusals', () => {
     expect(learned.ceiling()).toBe(150);
   });
 
+  it('answers of the overflowing window read after the refusing one raise its measurement (a loaded client reads them late); later ones do not', () => {
+    const { learned, advance } = budgetAt();
+    answered(learned, 100);
+    learned.refused();
+    expect(learned.perSecond()).toBe(100);
+    advance(200);
+    learned.accepted(50);
+    expect([learned.perSecond(), learned.ceiling()]).toEqual([150, 150]);
+    advance(LearnedBudget.EPISODE_MS);
+    learned.accepted(100);
+    expect([learned.perSecond(), learned.ceiling()]).toEqual([150, 150]);
+  });
+
   it('calls accepted more than two seconds before the refusal do not count; the busiest second of the last two does', () => {
     const { learned, advance } = budgetAt();
     answered(learned, 1000);
@@ -133,26 +146,28 @@ describe('a call budget learned from a provider\'s refusals', () => {
     const { learned, advance } = budgetAt();
     answered(learned, 150);
     learned.refused();
+    advance(LearnedBudget.EPISODE_MS);
     const seen: number[] = [];
     for (let second = 1; second <= 5; second++) {
       usedSeconds(learned, advance, 1);
       seen.push(learned.perSecond());
     }
     const first = seen.findIndex((rate) => rate > 150);
-    expect(first).toBe(LearnedBudget.QUIET_MS / 1000 - 1);
+    expect(first).toBe((LearnedBudget.QUIET_MS - LearnedBudget.EPISODE_MS) / 1000 - 1);
     expect(seen.slice(first, first + 3)).toEqual([158, 166, 175]);
     // The probe meets the provider's budget: 150 accepted in the second before, refused beyond it. Confirmed: the next probe waits.
     advance(1100);
     answered(learned, 150);
     learned.refused();
     expect(learned.perSecond()).toBe(150);
+    advance(LearnedBudget.EPISODE_MS);
     const after: number[] = [];
     for (let second = 1; second <= 12; second++) {
       usedSeconds(learned, advance, 1);
       after.push(learned.perSecond());
     }
     const probing = after.findIndex((rate) => rate > 150);
-    expect(probing).toBe(LearnedBudget.PROBE_AFTER_MS / 1000 - 1);
+    expect(probing).toBe((LearnedBudget.PROBE_AFTER_MS - LearnedBudget.EPISODE_MS) / 1000 - 1);
     expect(after.slice(probing, probing + 2)).toEqual([158, 166]);
   });
 
