@@ -6,6 +6,7 @@ import { concatBytes } from '../lib/bytes.js';
 import { decodeTransaction } from '../transaction/decode.js';
 import { encodeMessage, encodeTransaction } from '../transaction/encode.js';
 import type { CompiledInstruction, Message } from '../transaction/message.js';
+import { confirmTransaction, type Confirmation } from './confirm.js';
 import { codeFromBody, X404Error, type X404ErrorBody } from './errors.js';
 import type { Fetch } from './http.js';
 import { resolveSigner, type Signer } from './signer.js';
@@ -117,6 +118,35 @@ export async function mint(options: MintOptions): Promise<MintResult> {
   const body = reply.body as { signature?: unknown; transaction?: unknown; lastValidBlockHeight?: unknown; remaining?: unknown } | undefined;
   if (typeof body?.signature !== 'string' || typeof body.transaction !== 'string') throw new X404Error('UNEXPECTED_RESPONSE', 'The gate answered 200 without a signature', reply.status, reply.body);
   return { signature: body.signature, transaction: body.transaction, lastValidBlockHeight: Number(body.lastValidBlockHeight), remaining: Number(body.remaining), configuration };
+}
+
+export interface MintAndConfirmOptions extends MintOptions {
+  /** Where the transaction's status is read (getSignatureStatuses, getBlockHeight): required here. */
+  rpcUrl: string;
+  /** Default 'confirmed'. */
+  commitment?: 'confirmed' | 'finalized';
+  /** Between status polls; default 500 ms. */
+  intervalMs?: number;
+}
+
+/**
+ * `mint()`, then waits until the transaction is confirmed (polling getSignatureStatuses over HTTP):
+ * resolves once it is, throws TRANSACTION_FAILED when it landed with an error, TRANSACTION_EXPIRED
+ * when the block height passed the answer's lastValidBlockHeight without it (mint again).
+ */
+export async function mintAndConfirm(options: MintAndConfirmOptions): Promise<MintResult & { confirmation: Confirmation }> {
+  if (typeof options.rpcUrl !== 'string') throw new X404Error('SIGNING_ERROR', 'mintAndConfirm() needs `rpcUrl` to read the transaction\'s status');
+  const result = await mint(options);
+  const confirmation = await confirmTransaction({
+    rpcUrl: options.rpcUrl,
+    signature: result.signature,
+    lastValidBlockHeight: result.lastValidBlockHeight,
+    ...(options.commitment ? { commitment: options.commitment } : {}),
+    ...(options.intervalMs !== undefined ? { intervalMs: options.intervalMs } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { ...result, confirmation };
 }
 
 /** GET /x404_mint/<name>: the configuration and its counts (issued, reserved). */
