@@ -1,6 +1,5 @@
 import type { AccountInfo, ChainReader } from '../chain/types.js';
 import { GateError, upstreamUnavailable } from '../errors.js';
-import { decodeBase58 } from '../lib/base58.js';
 import { encodeBase58 } from '../lib/base58-encode.js';
 import { equalBytes } from '../lib/bytes.js';
 import { CandyGuardUnreadable, isSignerKey, readSignerSlot } from './candy-guard.js';
@@ -82,6 +81,7 @@ export class MintAuthorityWatch {
   private readonly states = new Map<string, AuthorityState>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private lastPassMs = 0;
 
   constructor(private readonly deps: AuthorityWatchDependencies) {}
 
@@ -100,6 +100,7 @@ export class MintAuthorityWatch {
   async check(mints: Iterable<MintConfig>): Promise<void> {
     const list = [...mints];
     if (list.length === 0) return;
+    this.lastPassMs = performance.now();
     const keys = [...new Set(list.map(roleAccount))];
     let accounts: (AccountInfo | null)[];
     try {
@@ -130,15 +131,17 @@ export class MintAuthorityWatch {
     throw new GateError(500, 'MINT_MISCONFIGURED', `Mint ${mint.name}: ${state.problem}; nothing is co-signed until it is fixed on-chain (the gate checks again every few seconds)`);
   }
 
+  /** Every `retryMs`: a pass when a mint is not right (or not known), else once every `intervalMs`. */
   private schedule(): void {
     if (this.stopped) return;
-    const known = [...this.deps.mints()].every((mint) => this.state(mint).kind === 'ok');
     this.timer = setTimeout(() => {
-      void this.check(this.deps.mints()).finally(() => this.schedule());
-    }, known ? this.deps.intervalMs : this.deps.retryMs);
+      const current = new Set([...this.deps.mints()].map(roleKey));
+      // Mints a reload removed are forgotten.
+      for (const key of this.states.keys()) if (!current.has(key)) this.states.delete(key);
+      const allRight = [...current].every((key) => this.states.get(key)?.kind === 'ok');
+      const due = !allRight || performance.now() - this.lastPassMs >= this.deps.intervalMs;
+      void (due ? this.check(this.deps.mints()) : Promise.resolve()).finally(() => this.schedule());
+    }, this.deps.retryMs);
     this.timer.unref();
   }
 }
-
-/** decodeBase58 for a configured address (already validated by the loader). */
-export const addressBytes = (text: string): Uint8Array => decodeBase58(text)!;

@@ -17,6 +17,8 @@ import { localnetAdmin, rpcCall } from '../helpers/token-transactions.js';
  */
 let launch: MintLaunch;
 let openapi: DocumentCheck;
+/** The "mints" the gate was started with. */
+let configured: Record<string, Record<string, unknown>>;
 const PRICE = 5_000_000n;
 const treasury = Keypair.generate().publicKey;
 /** The mint authority of `wrongauth` until the test hands it to the gate's signer. */
@@ -38,7 +40,7 @@ beforeAll(async () => {
   launch = await startMintLaunch({
     tokens: { paid: 'token', shared: 'token', capped: 'token', wrongauth: 'token' },
     authorities: { wrongauth: outsider.publicKey.toBase58() },
-    mints: (m) => ({
+    mints: (m) => (configured = {
       paid: { rule: 'launch', signer: 'signer.json', program: 'spl-token', mint: m.paid!.toBase58(), amount: '1', per_wallet: 2, payment: { lamports: PRICE.toString(), destination: treasury.toBase58() } },
       'phase-1': { rule: 'launch', signer: 'signer.json', program: 'spl-token', mint: m.shared!.toBase58(), amount: '1', per_wallet: 5, max_onchain_supply: '2' },
       'phase-2': { rule: 'launch', signer: 'signer.json', program: 'spl-token', mint: m.shared!.toBase58(), amount: '1', per_wallet: 5, max_onchain_supply: '2' },
@@ -147,7 +149,7 @@ describe('phases: several names on one token mint, capped on-chain', () => {
 });
 
 describe('the mint authority, checked before any wallet signs', () => {
-  it('a mint whose authority is not the signer answers 500 MINT_MISCONFIGURED on GET and POST; fixed on-chain and reloaded, it mints', async () => {
+  it('a mint whose authority is not the signer answers 500 MINT_MISCONFIGURED on GET and POST; fixed on-chain, it mints', async () => {
     const get = await getMint('wrongauth');
     expect(get.status).toBe(500);
     expect(get.body.error).toBe('MINT_MISCONFIGURED');
@@ -159,7 +161,7 @@ describe('the mint authority, checked before any wallet signs', () => {
     expect(post.body.error).toBe('MINT_MISCONFIGURED');
     expect(post.body.logs).toBeUndefined();
 
-    // The outsider hands the mint authority to the gate's signer (SetAuthority, MintTokens), then SIGHUP.
+    // The outsider hands the mint authority to the gate's signer (SetAuthority, MintTokens); the gate's next pass sees it.
     await fundedWallet(launch.localnet.url, outsider);
     const data = Buffer.concat([Buffer.from([6, 0, 1]), launch.signer.publicKey.toBuffer()]);
     const setAuthority = new TransactionInstruction({ programId: TOKEN_PROGRAM, keys: [{ pubkey: launch.mints.wrongauth!, isSigner: false, isWritable: true }, { pubkey: outsider.publicKey, isSigner: true, isWritable: false }], data });
@@ -167,10 +169,25 @@ describe('the mint authority, checked before any wallet signs', () => {
     const sent = await rpcCall(launch.localnet.url, 'sendTransaction', [Buffer.from(bytes).toString('base64'), { encoding: 'base64' }]);
     expect(sent.error).toBeUndefined();
     await waitConfirmed(launch.localnet.url, [sent.result as string]);
-    launch.gates[0]!.child.kill('SIGHUP');
-    await eventually('the reload to see the new authority', async () => (await getMint('wrongauth')).status === 200);
+    await eventually('the gate to see the new authority', async () => (await getMint('wrongauth')).status === 200);
     const minted = await postMint(launch.gateUrl, 'wrongauth', await tokenMint('wrongauth', wallet));
     expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+  });
+
+  it('a mint added by a reload (SIGHUP) is checked before it is served: its first answer is already 500', async () => {
+    const { address } = await localnetAdmin(launch.localnet.url, 'mint', { decimals: 0, program: 'token', mintAuthority: outsider.publicKey.toBase58(), supply: '0' });
+    launch.writePolicies({ ...configured, added: { rule: 'launch', signer: 'signer.json', program: 'spl-token', mint: address, amount: '1' } });
+    launch.gates[0]!.child.kill('SIGHUP');
+    let first: MintReply | undefined;
+    await eventually('the reload to serve the new mint', async () => {
+      const res = await fetch(`${launch.gateUrl}/x404_mint/added`);
+      if (res.status === 404) return false;
+      first = { status: res.status, body: (await res.json()) as Record<string, any>, headers: res.headers };
+      return true;
+    });
+    expect(first!.status).toBe(500);
+    expect(first!.body.error).toBe('MINT_MISCONFIGURED');
+    expect(first!.body.message).toContain(address);
   });
 
   it('a chain that cannot be read at start: 503 until the authority is known, then served', async () => {
