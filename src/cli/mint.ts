@@ -24,10 +24,11 @@ it and prints the signature the gate sent.
   --json              print {signature, transaction, lastValidBlockHeight, remaining} as JSON
   -q, --quiet         no progress on stderr`;
 
-export const MINT_STATUS_HELP = `Usage: x404 mint-status <mint> [--url <gate>] [--json]
+export const MINT_STATUS_HELP = `Usage: x404 mint-status <mint> [--url <gate>] [--wallet <address>] [--json]
 
 Shows a mint's configuration and counts: issued (confirmed on-chain), reserved (co-signed, sent,
-not yet confirmed or expired) and supply.`;
+not yet confirmed or expired), supply, price and on-chain cap; with --wallet, whether that wallet
+may mint now and how many more it may get.`;
 
 /** Gate answers that mean "try again later" rather than "no". */
 const TRANSIENT = new Set(['NETWORK_ERROR', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'INTERNAL_ERROR', 'BLOCKHASH_EXPIRED', 'TRANSACTION_EXPIRED']);
@@ -104,7 +105,7 @@ export async function mintCommand(argv: string[]): Promise<number> {
 export async function mintStatusCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { url: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    options: { url: { type: 'string' }, name: { type: 'string' }, wallet: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
     strict: true,
     allowPositionals: true,
   });
@@ -112,9 +113,10 @@ export async function mintStatusCommand(argv: string[]): Promise<number> {
     printResult(MINT_STATUS_HELP);
     return EXIT.ok;
   }
-  if (positionals.length !== 1) throw new UsageError('name one mint: x404 mint-status <mint>');
+  const names = [...new Set([...positionals, ...(values.name === undefined ? [] : [values.name])])];
+  if (names.length !== 1) throw new UsageError('name one mint: x404 mint-status <mint>');
   try {
-    const status = await mintConfiguration({ baseUrl: gateUrl(values.url), name: positionals[0]! });
+    const status = await mintConfiguration({ baseUrl: gateUrl(values.url), name: names[0]!, wallet: values.wallet });
     if (values.json) {
       printResult(JSON.stringify(status));
     } else {
@@ -122,6 +124,9 @@ export async function mintStatusCommand(argv: string[]): Promise<number> {
       printResult(`${status.name} (${status.program}, signer ${status.signer})`);
       printResult(`issued ${status.issued}  reserved ${status.reserved}  supply ${supply}  per wallet ${status.perWallet}`);
       if (status.start !== null || status.end !== null) printResult(`open ${status.start ?? 'now'} → ${status.end ?? 'no end'}`);
+      if (status.payment) printResult(`price ${status.payment.lamports} lamports to ${status.payment.destination}`);
+      if (status.maxOnchainSupply) printResult(`on-chain supply cap ${status.maxOnchainSupply} base units`);
+      if (status.wallet) printResult(`wallet ${status.wallet.address}: ${status.wallet.eligible ? 'may mint' : `refused now (${status.wallet.error})`}, ${status.wallet.remaining} remaining`);
     }
     return EXIT.ok;
   } catch (error) {

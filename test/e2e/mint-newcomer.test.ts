@@ -80,6 +80,9 @@ describe('x404 keys solana, mint-create, mint --confirm', () => {
     const again = await x404(['mint', 'genesis', '--keypair', path('wallet.json'), '--url', gate.url, '--rpc', localnet.url, '--confirm']);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('MINT_LIMIT_REACHED');
+    const status = await x404(['mint-status', '--name', 'genesis', '--url', gate.url, '--wallet', wallet.stdout.trim()]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`wallet ${wallet.stdout.trim()}: refused now (MINT_LIMIT_REACHED), 0 remaining`);
   });
 
   it('mint-create makes token-2022 mints too, and refuses what it cannot do', async () => {
