@@ -108,7 +108,7 @@ export async function airdropCommand(argv: string[]): Promise<number> {
   }
   if ((positionals.length === 1) === (values.keypair !== undefined) || positionals.length > 1) throw new UsageError('name the wallet once: x404 airdrop <address>, or --keypair <file>');
   const address = positionals[0] ?? (await resolveSigner({ secretKey: readKeypairFile(values.keypair!) })).address;
-  if (bs58.decode(address).length !== 32) throw new UsageError(`${address} is not a Solana address`);
+  if (!isAddress(address)) throw new UsageError(`${address} is not a Solana address`);
   const sol = Number(values.sol);
   if (!Number.isFinite(sol) || sol <= 0 || sol > 1000) throw new UsageError('--sol must be a number of SOL above 0');
   const url = rpcUrl(values.rpc);
@@ -206,6 +206,14 @@ function createMintMessage(input: { payer: string; mint: string; authority: stri
     instructions,
     lookups: [],
   };
+}
+
+function isAddress(text: string): boolean {
+  try {
+    return bs58.decode(text).length === 32;
+  } catch {
+    return false;
+  }
 }
 
 function newSecretKey(): Uint8Array {

@@ -14,15 +14,16 @@ import { localnetAdmin, rpcCall } from '../helpers/token-transactions.js';
 
 /**
  * A newcomer's path from an empty directory to a landed mint, with the x404 command only (docs/
- * minting.md, "Launch your own mint"): keys, mint-create on the local chain, the entry pasted into
- * POLICIES_FILE, the gate started, `x404 mint <name> --confirm`.
+ * minting.md, "Launch your own mint"): keys, SOL from the faucet, mint-create, the entry pasted
+ * into POLICIES_FILE, the gate started, `x404 mint <name> --confirm` — on a local chain that
+ * behaves as a cluster: `confirmed` 2 blocks behind, transactions landing 2 blocks after sending.
  */
 let localnet: LocalnetHandle;
 let dir: string;
 const gates: GateProcess[] = [];
 
 beforeAll(async () => {
-  localnet = await startLocalnet({ port: 0 });
+  localnet = await startLocalnet({ port: 0, cluster: { confirmedLag: 2, landingBlocks: 2 } });
   dir = mkdtempSync(join(tmpdir(), 'x404-newcomer-'));
 });
 afterAll(async () => {
@@ -32,7 +33,6 @@ afterAll(async () => {
 });
 
 const path = (name: string): string => join(dir, name);
-const fund = (address: string): Promise<unknown> => localnetAdmin(localnet.url, 'lamports', { address, lamports: '2000000000' });
 async function mintAccount(address: string): Promise<{ owner: string; authority: string | null; supply: bigint }> {
   const reply = await rpcCall(localnet.url, 'getAccountInfo', [address, { encoding: 'base64', commitment: 'confirmed' }]);
   const data = Buffer.from(reply.result.value.data[0] as string, 'base64');
@@ -49,7 +49,10 @@ describe('x404 keys solana, mint-create, mint --confirm', () => {
     const secret = Uint8Array.from(JSON.parse(readFileSync(path('payer.json'), 'utf8')) as number[]);
     expect(Keypair.fromSecretKey(secret).publicKey.toBase58()).toBe(payerAddress);
     expect((await x404(['keys', 'solana', '--out', path('payer.json')])).code).toBe(2);
-    await fund(payerAddress);
+    const airdrop = await x404(['airdrop', '--keypair', path('payer.json'), '--sol', '2', '--rpc', localnet.url]);
+    expect(airdrop.code, airdrop.stderr).toBe(0);
+    // Confirmed: the lamports are there at `confirmed`, with no waiting.
+    expect((await rpcCall(localnet.url, 'getBalance', [payerAddress, { commitment: 'confirmed' }])).result.value).toBe(2_000_000_000);
 
     mkdirSync(path('keys'));
     const created = await x404(['mint-create', '--keypair', path('payer.json'), '--signer', 'keys/signer.json', '--rpc', localnet.url, '--name', 'genesis'], { cwd: dir });
@@ -68,11 +71,11 @@ describe('x404 keys solana, mint-create, mint --confirm', () => {
     expect((await fetch(`${gate.url}/x404_mint/genesis`)).status).toBe(200);
 
     const wallet = await x404(['keys', 'solana', '--out', path('wallet.json')]);
-    await fund(wallet.stdout.trim());
+    expect((await x404(['airdrop', wallet.stdout.trim(), '--rpc', localnet.url])).code).toBe(0);
     const minted = await x404(['mint', 'genesis', '--keypair', path('wallet.json'), '--url', gate.url, '--rpc', localnet.url, '--confirm']);
     expect(minted.code, minted.stderr).toBe(0);
     expect(minted.stderr).toMatch(/Confirmed \((confirmed|finalized)\) in slot \d+/);
-    // Confirmed means landed: the wallet's token account holds the amount now, no waiting.
+    // Confirmed means landed: the wallet's token account holds the amount at `confirmed` now, no waiting.
     const ata = associatedTokenAccount(new PublicKey(wallet.stdout.trim()), new PublicKey(entry.genesis!.mint as string));
     const account = await rpcCall(localnet.url, 'getAccountInfo', [ata.toBase58(), { encoding: 'base64', commitment: 'confirmed' }]);
     expect(Buffer.from(account.result.value.data[0] as string, 'base64').readBigUInt64LE(64)).toBe(1n);
@@ -99,16 +102,15 @@ describe('x404 keys solana, mint-create, mint --confirm', () => {
     expect(poor.stderr).toContain('sendTransaction');
   });
 
-  it('x404 airdrop asks the node\'s faucet (requestAirdrop); a node without one is a clear error', async () => {
-    const run = await x404(['airdrop', '--keypair', path('payer.json'), '--rpc', localnet.url]);
-    const served = (await rpcCall(localnet.url, 'requestAirdrop', [Keypair.generate().publicKey.toBase58(), 1])).error === undefined;
-    if (served) {
-      expect(run.code, run.stderr).toBe(0);
-    } else {
-      expect(run.code).toBe(1);
-      expect(run.stderr).toContain('requestAirdrop');
-    }
+  it('x404 airdrop: usage mistakes are 2, a node that refuses is a clear error', async () => {
     expect((await x404(['airdrop', '--rpc', localnet.url])).code).toBe(2);
+    expect((await x404(['airdrop', 'not-an-address', '--rpc', localnet.url])).code).toBe(2);
+    expect((await x404(['airdrop', Keypair.generate().publicKey.toBase58(), '--sol', '0', '--rpc', localnet.url])).code).toBe(2);
+    // The node refuses it (an rpc-error fault here): the refusal named on stderr, exit 1.
+    await localnetAdmin(localnet.url, 'fault', { mode: 'rpc-error', methods: ['requestAirdrop'], count: 1 });
+    const refused = await x404(['airdrop', Keypair.generate().publicKey.toBase58(), '--rpc', localnet.url]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('the RPC node refused requestAirdrop');
   });
 });
 
@@ -117,7 +119,8 @@ describe('confirmTransaction (mintAndConfirm\'s wait)', () => {
     const { blockHeight } = await localnetAdmin(localnet.url, 'blocks', {});
     const signature = bs58.encode(Keypair.generate().secretKey);
     const waiting = confirmTransaction({ rpcUrl: localnet.url, signature, lastValidBlockHeight: blockHeight + 2, intervalMs: 50 }).catch((error: unknown) => error);
-    await localnetAdmin(localnet.url, 'blocks', { advance: 3 });
+    // Past it at `confirmed`, which trails the newest block by 2 here.
+    await localnetAdmin(localnet.url, 'blocks', { advance: 5 });
     const error = await waiting;
     expect(error).toBeInstanceOf(X404Error);
     expect((error as X404Error).code).toBe('TRANSACTION_EXPIRED');
