@@ -78,6 +78,19 @@ describe('GET /x404_mint/<name>?wallet=: eligibility before the wallet signs', (
     expect((await getMint('capped')).body.wallet).toBeUndefined();
   });
 
+  it('a chain that cannot be read is 503, never a verdict, and is not kept: the next ask reads again', async () => {
+    const wallet = Keypair.generate().publicKey.toBase58();
+    await localnetAdmin(launch.localnet.url, 'fault', { mode: 'http500', methods: ['getTokenAccountsByOwner'] });
+    try {
+      const reply = await getMint('capped', wallet);
+      expect(reply.status).toBe(503);
+      expect(reply.body.error).toBe('UPSTREAM_UNAVAILABLE');
+    } finally {
+      await localnetAdmin(launch.localnet.url, 'fault', { mode: 'none' });
+    }
+    expect((await getMint('capped', wallet)).body.wallet).toMatchObject({ address: wallet, eligible: true });
+  });
+
   it('a malformed address is 400 INVALID_WALLET; nothing is read', async () => {
     for (const bad of ['', 'not-an-address', 'O0O0', '1'.repeat(45)]) {
       const reply = await getMint('capped', bad);
