@@ -25,8 +25,10 @@ import { TransactionRejected } from '../transaction/transaction-rejected.js';
 import type { MintConfig } from './types.js';
 
 /**
- * What GET and POST /x404_mint/<name> do (docs/minting.md). POST, in order, cheapest first, each
- * step a refusal that leaves nothing behind:
+ * What GET and POST /x404_mint/<name> do (docs/minting.md). Both first ask the authority watch
+ * (authority.ts) whether the mint's on-chain role is its signer's (500 MINT_MISCONFIGURED; 503 until
+ * known); GET ?wallet= asks eligibility.ts. POST, in order, cheapest first, each step a refusal that
+ * leaves nothing behind:
  *
  *  1. the body and the transaction decode (400 INVALID_BODY / INVALID_TRANSACTION + reason);
  *  2. the message is exactly the template (400 INVALID_TRANSACTION + reason), judged in memory;
@@ -38,7 +40,8 @@ import type { MintConfig } from './types.js';
  *     mint's counts (403 SOLD_OUT, MINT_LIMIT_REACHED as a pre-check), and for a candy template
  *     the guard set's thirdPartySigner slot (400 signer_slot; 500 MINT_MISCONFIGURED when the
  *     guard does not name this gate's key);
- *  6. the mint's rule for the fee payer, on the chain as it is now (its refusal, or 503);
+ *  6. the mint's rule for the fee payer, on the chain as it is now (its refusal as a 403, or 503),
+ *     and beside it the token mint's supply against max_onchain_supply (403 SOLD_OUT; supply.ts);
  *  7. the reservation, atomically (403 MINT_LIMIT_REACHED / SOLD_OUT; 503 without the store);
  *  8. simulation, before the gate signs (every other signature was verified in step 4), so no RPC
  *     node holds a co-signed transaction the gate did not send (422 SIMULATION_FAILED with the
@@ -148,17 +151,18 @@ export class MintService {
     if (mint.supply !== undefined && counts.issued + counts.reserved >= mint.supply) throw soldOut(mint);
     if (counts.wallet >= mint.perWallet) throw limitReached(mint, counts.wallet);
 
-    await Promise.all([
-      checkOnchainSupply(mint, chain, counts.reserved),
-      checkCondition(mint.condition, { address: feePayer, publicKey: match.feePayer }, {
-        chain,
-        config,
-        now: this.deps.now,
-        deadlineMs: deadline,
-        latitude: headers.get('x-lat'),
-        longitude: headers.get('x-long'),
-      }),
-    ]);
+    // Beside the rule's reads: the token mint's supply on-chain, for max_onchain_supply (supply.ts).
+    const supplyRead = checkOnchainSupply(mint, chain, counts.reserved);
+    supplyRead.catch(() => {}); // awaited below, once the rule has answered
+    await checkCondition(mint.condition, { address: feePayer, publicKey: match.feePayer }, {
+      chain,
+      config,
+      now: this.deps.now,
+      deadlineMs: deadline,
+      latitude: headers.get('x-lat'),
+      longitude: headers.get('x-long'),
+    });
+    await supplyRead;
 
     const id = encodeBase58(tx.signatures[0]!);
     const reservation = await this.store(() => store.reserve(mint.name, { id, wallet: feePayer, blockhash, perWallet: mint.perWallet, supply: mint.supply }));
