@@ -33,6 +33,12 @@ export interface MintOptions {
    * read-only in the thirdPartySigner slot, docs/minting.md). The SDK has the wallet sign it.
    */
   transaction?: Uint8Array;
+  /**
+   * Ask the gate first whether this wallet may mint now (GET ?wallet=): when it may not, throw the
+   * code the POST would get, before the wallet is asked to sign. Default false (one more rule
+   * evaluation on the gate, kept there a few seconds).
+   */
+  checkEligibility?: boolean;
   /** Adds SetComputeUnitLimit to a token template's transaction (default: none). */
   computeUnitLimit?: number;
   /** The caller's position, when the mint's rule asks for one. */
@@ -92,8 +98,14 @@ export async function mint(options: MintOptions): Promise<MintResult> {
   const fetchImpl: Fetch = options.fetch ?? ((input, init) => fetch(input, init));
   const base = options.baseUrl.replace(/\/+$/, '');
   const url = `${base}/x404_mint/${encodeURIComponent(options.name)}`;
-  const configuration = await mintConfiguration({ baseUrl: base, name: options.name, fetch: fetchImpl, signal: options.signal });
-  const signer = await resolveSigner(options.signer);
+  // The wallet's address is needed first only to ask about it: otherwise the gate is read before the wallet is touched.
+  const early = options.checkEligibility ? await resolveSigner(options.signer) : undefined;
+  const configuration = await mintConfiguration({ baseUrl: base, name: options.name, fetch: fetchImpl, signal: options.signal, wallet: early?.address });
+  const signer = early ?? (await resolveSigner(options.signer));
+  if (configuration.wallet && !configuration.wallet.eligible) {
+    const { error, message } = configuration.wallet;
+    throw new X404Error(error ?? 'UNEXPECTED_RESPONSE', message ?? `This wallet may not mint ${configuration.name} now`, 0, { ...configuration.wallet });
+  }
 
   let unsigned: Uint8Array;
   if (configuration.program === 'spl-token' || configuration.program === 'token-2022') {
