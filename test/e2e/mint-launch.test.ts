@@ -1,10 +1,11 @@
+import { join } from 'node:path';
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoWallet } from 'x404-localnet/fixture.js';
 import { mint as sdkMint } from '../../src/sdk/index.js';
 import { startGate, testSecret, type GateProcess } from '../helpers/gate.js';
-import { eventually } from '../helpers/launch.js';
-import { buildTokenMint, signWith, TOKEN_PROGRAM } from '../helpers/mint.js';
+import { eventually, x404 } from '../helpers/launch.js';
+import { buildTokenMint, signWith, TOKEN_PROGRAM, writeKeypairFile } from '../helpers/mint.js';
 import { documentCheck, type DocumentCheck } from '../helpers/openapi-conformance.js';
 import { fundedWallet, latestBlockhash, onChainSupply, postMint as postMintReply, startMintLaunch, waitConfirmed, type MintLaunch, type MintReply } from '../helpers/mint-gate.js';
 import { localnetAdmin, rpcCall } from '../helpers/token-transactions.js';
@@ -137,6 +138,13 @@ describe('paid mints', () => {
     const viaSdk = await sdkMint({ baseUrl: launch.gateUrl, name: 'paid', signer: { secretKey: wallet.secretKey }, rpcUrl: launch.localnet.url });
     expect(await waitConfirmed(launch.localnet.url, [viaSdk.signature])).toEqual([null]);
     expect(await lamportsOf(treasury)).toBe(2n * PRICE);
+
+    // So does `x404 mint`, which builds with the SDK.
+    const other = await fundedWallet(launch.localnet.url);
+    writeKeypairFile(join(launch.dir, 'buyer.json'), other);
+    const cli = await x404(['mint', 'paid', '--url', launch.gateUrl, '--keypair', join(launch.dir, 'buyer.json'), '--rpc', launch.localnet.url, '--confirm']);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(await lamportsOf(treasury)).toBe(3n * PRICE);
   });
 });
 
