@@ -38,6 +38,8 @@ export async function startMintLaunch(options: {
   mints(addresses: Record<string, PublicKey>): Record<string, Record<string, unknown>>;
   gates?: number;
   env?: Record<string, string>;
+  /** Token name → the address of its mint authority, when not the signer's. */
+  authorities?: Record<string, string>;
 }): Promise<MintLaunch> {
   const localnet = await startLocalnet({ port: 0 });
   const dir = mkdtempSync(join(tmpdir(), 'x404-mint-'));
@@ -45,7 +47,7 @@ export async function startMintLaunch(options: {
   writeKeypairFile(join(dir, 'signer.json'), signer);
   const addresses: Record<string, PublicKey> = {};
   for (const [name, program] of Object.entries(options.tokens)) {
-    const { address } = await localnetAdmin(localnet.url, 'mint', { decimals: 0, program, mintAuthority: signer.publicKey.toBase58(), supply: '0' });
+    const { address } = await localnetAdmin(localnet.url, 'mint', { decimals: 0, program, mintAuthority: options.authorities?.[name] ?? signer.publicKey.toBase58(), supply: '0' });
     addresses[name] = new PublicKey(address as string);
   }
   const policiesFile = join(dir, 'policies.json');
