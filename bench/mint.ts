@@ -17,7 +17,7 @@
  *  - warm: `--wallets` other wallets, each of which co-signed twice before (untimed), minting again
  *    for `--seconds`.
  * The gate is warmed up (JIT) by the warm wallets' first co-signs before the first round.
- * `--env=KEY=VALUE;…` sets the gate's environment. `--out` appends the report to the file (earlier runs are kept). Not a test: the integrator does
+ * `--env=KEY=VALUE;…` sets the gate's environment, `--gate-dist=<dir>` runs another build of it. `--out` appends the report to the file (earlier runs are kept). Not a test: the integrator does
  * the run of record, alone on the machine.
  */
 import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
@@ -48,6 +48,8 @@ const OUT = args.get('out');
 /** Write the gate's V8 CPU profiles here (summarised with bench/profile.ts). */
 const PROFILE_DIR = args.get('profile');
 /** Extra settings for the gate, KEY=VALUE;KEY=VALUE (e.g. WORKER_THREADS=0). */
+/** Run the gate from another build (a copy of dist/ with a change to try, as bench/compare.ts). */
+const GATE_DIST = args.get('gate-dist');
 const GATE_ENV = Object.fromEntries((args.get('env') ?? '').split(';').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
     );
     const wallets = Array.from({ length: WALLETS }, newWallet);
     for (const wallet of wallets) await localnet.admin('lamports', { address: wallet.address, lamports: '100000000000' });
-    gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, env: { ...GATE_ENV, POLICIES_FILE: join(dir, 'policies.json') }, ...(PROFILE_DIR ? { cpuProfileDir: PROFILE_DIR } : {}) });
+    gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, env: { ...GATE_ENV, POLICIES_FILE: join(dir, 'policies.json') }, ...(PROFILE_DIR ? { cpuProfileDir: PROFILE_DIR } : {}), ...(GATE_DIST ? { distRoot: GATE_DIST } : {}) });
     const configuration = (await (await fetch(`${gate.url}/x404_mint/bench`)).json()) as MintConfiguration;
     const latest = async (): Promise<string> =>
       ((await (await fetch(localnet.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [{ commitment: 'confirmed' }] }) })).json()) as { result: { value: { blockhash: string } } }).result.value.blockhash;
@@ -124,6 +126,16 @@ async function main(): Promise<void> {
     // Warm-up: every warm wallet co-signs twice (untimed).
     const warm = await signedBodies(configuration, wallets, await latest(), 2, 0);
     const warmed = await runLoad({ url: gate.url, connections: CONNECTIONS, durationSec: 120, amount: warm.length, requests: request(warm) });
+    // The tracker confirms each co-sign after it is sent (src/mint/tracker.ts, every 2 s): a phase
+    // starts once every earlier reservation is settled, so it is not charged for another's.
+    const settled = async (): Promise<void> => {
+      for (let i = 0; i < 600; i++) {
+        const counts = (await (await fetch(`${gate!.url}/x404_mint/bench`)).json()) as { reserved: number };
+        if (counts.reserved === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error('reservations still pending after 60 s');
+    };
     const rows: string[] = [];
     const summary = { once: [] as number[], warm: [] as number[] };
     for (let round = 1; round <= ROUNDS; round++) {
@@ -140,18 +152,21 @@ async function main(): Promise<void> {
         ['once', onceBodies, { durationSec: 120, amount: onceBodies.length }],
         ['warm', warmBodies, { durationSec: SECONDS, amount: warmBodies.length }],
       ] as const) {
+        await settled();
         console.error(`[mint] round ${round}, ${phase}: gate pid ${gate.pid}`);
         const gateBefore = sampleProcess(gate.pid);
         const localnetBefore = sampleProcess(localnet.pid);
         const load = await runLoad({ url: gate.url, connections: CONNECTIONS, ...spec, requests: request(bodies) });
         const gateAfter = sampleProcess(gate.pid);
         const localnetAfter = sampleProcess(localnet.pid);
+        await settled();
+        const gateSettled = sampleProcess(gate.pid);
         const cosigns = load.statusCounts['200'] ?? 0;
         const per = (ms: number): number => (ms * 1000) / Math.max(1, cosigns);
         const cpuUs = per(gateAfter.cpuMs - gateBefore.cpuMs);
         summary[phase].push(cpuUs / floorUs);
         rows.push(
-          `| ${round} | ${phase} | ${(cosigns / load.durationSec).toFixed(0)} (${cosigns}; ${JSON.stringify(load.statusCounts)}${load.errors ? `, ${load.errors} socket errors` : ''}) | ${load.p50Ms.toFixed(1)} / ${load.p99Ms.toFixed(1)} | ${cpuUs.toFixed(1)} (${per(gateAfter.mainThreadCpuMs - gateBefore.mainThreadCpuMs).toFixed(1)}) | ${floor.verifyUs.toFixed(1)} + ${floor.signUs.toFixed(1)} = ${floorUs.toFixed(1)} | **${(cpuUs / floorUs).toFixed(2)} ×** | ${per(localnetAfter.cpuMs - localnetBefore.cpuMs).toFixed(0)} |`,
+          `| ${round} | ${phase} | ${(cosigns / load.durationSec).toFixed(0)} (${cosigns}; ${JSON.stringify(load.statusCounts)}${load.errors ? `, ${load.errors} socket errors` : ''}) | ${load.p50Ms.toFixed(1)} / ${load.p99Ms.toFixed(1)} | ${cpuUs.toFixed(1)} (${per(gateAfter.mainThreadCpuMs - gateBefore.mainThreadCpuMs).toFixed(1)}) | ${floor.verifyUs.toFixed(1)} + ${floor.signUs.toFixed(1)} = ${floorUs.toFixed(1)} | **${(cpuUs / floorUs).toFixed(2)} ×** | ${per(gateSettled.cpuMs - gateBefore.cpuMs).toFixed(1)} | ${per(localnetAfter.cpuMs - localnetBefore.cpuMs).toFixed(0)} |`,
         );
       }
     }
@@ -159,10 +174,10 @@ async function main(): Promise<void> {
     const lines = [
       `## ${new Date().toISOString()} (${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()}, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')})`,
       '',
-      `\`node dist/bench/mint.js --wallets=${WALLETS} --connections=${CONNECTIONS} --seconds=${SECONDS} --rounds=${ROUNDS}${args.has('env') ? ` --env=${args.get('env')}` : ''}\`: rule one blacklist leaf, default HOLDINGS_SCOPE; warm-up ${warmed.statusCounts['200'] ?? 0} co-signs. Once: ${WALLETS} never-seen wallets each minting once; warm: ${WALLETS} wallets minting again for ${SECONDS} s. Floor = one ed25519 verify + one sign, measured in the same round.`,
+      `\`node dist/bench/mint.js --wallets=${WALLETS} --connections=${CONNECTIONS} --seconds=${SECONDS} --rounds=${ROUNDS}${args.has('env') ? ` --env=${args.get('env')}` : ''}${GATE_DIST ? ` --gate-dist=${GATE_DIST}` : ''}\`: rule one blacklist leaf, default HOLDINGS_SCOPE; warm-up ${warmed.statusCounts['200'] ?? 0} co-signs. Once: ${WALLETS} never-seen wallets each minting once; warm: ${WALLETS} wallets minting again for ${SECONDS} s. Floor = one ed25519 verify + one sign (CPU time), measured in the same round. Each phase starts once the tracker has settled every earlier reservation; its CPU is read from /proc over the timed requests.`,
       '',
-      '| round | phase | co-signs/s (200s; statuses) | p50 / p99 ms | gate CPU µs per co-sign (main thread) | floor µs: verify + sign | gate ÷ floor | local chain CPU µs per co-sign |',
-      '|---|---|---|---|---|---|---|---|',
+      '| round | phase | co-signs/s (200s; statuses) | p50 / p99 ms | gate CPU µs per co-sign (main thread) | floor µs: verify + sign | gate ÷ floor | gate CPU µs per co-sign until every reservation is settled (the tracker\'s confirmations and idle time included) | local chain CPU µs per co-sign |',
+      '|---|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
       `Once: ${range(summary.once)}; warm: ${range(summary.warm)}.`,
