@@ -75,7 +75,7 @@ describe('CallCoalescer', () => {
     const unshared = calls.call('isBlockhashValid', ['H1', { commitment: 'processed' }], (result) => result);
     await tick();
     expect(rpc.batches).toHaveLength(1);
-    expect(rpc.batches[0]!.requests.map((request) => request.params[0])).toEqual(['H1', 'H2', 'H1']);
+    expect(rpc.batches[0]!.requests.map((request) => (request.params as unknown[])[0])).toEqual(['H1', 'H2', 'H1']);
     rpc.batches[0]!.answer([
       { ok: true, result: true },
       { ok: false, error: upstreamUnavailable('isBlockhashValid: node error') },
