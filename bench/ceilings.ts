@@ -54,3 +54,30 @@ export function measureVerifyCeiling(wallets: BenchWallet[], durationMs: number)
   const cores = os.availableParallelism();
   return { perCorePerSecond, perCoreWithImportPerSecond, cores, ceilingPerSecond: perCorePerSecond * cores };
 }
+
+/**
+ * One verify's CPU time on this thread, in µs (process CPU time, not wall time: on a machine shared
+ * with other jobs the wall clock counts the time they took the core). Median of 5 rounds.
+ */
+export function verifyCpuMicros(wallets: BenchWallet[], count = 2000): number {
+  const samples = wallets.slice(0, 64).map((wallet, i) => {
+    const message = Buffer.from(challengeText(`bench-floor-${i}`.padEnd(51, 'x')), 'utf8');
+    return { message, publicKey: createPublicKey(wallet.privateKey), signature: sign(null, message, wallet.privateKey) };
+  });
+  return cpuMicrosPer(count, (i) => {
+    const s = samples[i % samples.length]!;
+    if (!verify(null, s.message, s.publicKey, s.signature)) throw new Error('floor: a valid signature failed');
+  });
+}
+
+/** µs of this process's CPU time per call of `run`, median of 5 rounds (after a warm-up round). */
+export function cpuMicrosPer(count: number, run: (i: number) => void): number {
+  const rounds: number[] = [];
+  for (let round = 0; round < 6; round++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < count; i++) run(i);
+    const used = process.cpuUsage(before);
+    if (round > 0) rounds.push((used.user + used.system) / count);
+  }
+  return rounds.sort((a, b) => a - b)[2]!;
+}

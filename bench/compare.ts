@@ -11,13 +11,18 @@
  *   node dist/bench/compare.js --scenario=login,first --rounds=5     (several scenarios: each round runs them in turn on one gate)
  *   node dist/bench/compare.js --steady=0 …   (no steady-state warm-up: each gate is timed after one login per wallet)
  *
+ *   node dist/bench/compare.js --scenario=login,first --floor …   (each round also measures the floor: one ed25519 verify
+ *   on one core + one bare uWS request at the same connections; prints warm ÷ floor and first ÷ warm per round and their medians)
+ *
  * Prints, per build and scenario, the median over rounds of req/s, p99 and gate CPU µs per request.
  */
 import path from 'node:path';
+import { verifyCpuMicros } from './ceilings.js';
 import { setUpChain } from './chain-fixture.js';
-import { startGateProcess, startLocalnetProcess } from './processes.js';
+import { runLoad } from './load.js';
+import { sampleProcess, startBareUwsProcess, startGateProcess, startLocalnetProcess } from './processes.js';
 import { type BenchContext, loginBudget, runScenario, STEADY_STATE_LOGINS, scenarioName, type ScenarioResult, warmUp } from './scenarios.js';
-import { benchWallets, FEATURE } from './wallets.js';
+import { AUTH_PATH, benchWallets, FEATURE } from './wallets.js';
 
 const options = Object.fromEntries(
   process.argv
@@ -44,9 +49,23 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 const wallets = benchWallets(1000);
 const localnet = await startLocalnetProcess();
 const results: ScenarioResult[][][] = builds.map(() => scenarios.map(() => []));
+/** Per round with --floor: one verify (µs, one core) + one bare uWS request (µs of CPU). */
+const floors: { verifyUs: number; bareUs: number }[] = [];
 try {
   const policy = await setUpChain(localnet, wallets);
   for (let round = 0; round < rounds; round++) {
+    if (options.floor) {
+      const verifyUs = verifyCpuMicros(wallets);
+      const bare = await startBareUwsProcess();
+      try {
+        const before = sampleProcess(bare.pid).cpuMs;
+        const load = await runLoad({ url: bare.url + AUTH_PATH, connections, durationSec: 3 });
+        floors.push({ verifyUs, bareUs: ((sampleProcess(bare.pid).cpuMs - before) * 1000) / load.responses });
+      } finally {
+        await bare.stop();
+      }
+      console.log(`round ${round + 1} floor: verify ${verifyUs.toFixed(1)} + bare request ${floors.at(-1)!.bareUs.toFixed(1)} µs`);
+    }
     for (const [index, distRoot] of builds.entries()) {
       const env = Object.fromEntries((options[`env${index}`] ?? '').split(';').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as [string, string]));
       const gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret, workerThreads, distRoot, env });
@@ -77,5 +96,17 @@ for (const [index, distRoot] of builds.entries()) {
     console.log(
       `${label(index)} ${distRoot} ${scenario}: median ${median(runs.map((r) => r.load.rps)).toFixed(0)} req/s, p99 ${median(runs.map((r) => r.load.p99Ms)).toFixed(2)} ms, gate ${median(runs.map((r) => r.gateCpuUsPerRequest)).toFixed(1)} µs CPU/req (main thread ${median(runs.map((r) => r.gateMainThreadCpuUsPerRequest)).toFixed(1)})`,
     );
+  }
+}
+if (options.floor) {
+  const floorUs = floors.map((floor) => floor.verifyUs + floor.bareUs);
+  for (const [index, distRoot] of builds.entries()) {
+    const cpu = (scenario: string): number[] => results[index]![scenarios.indexOf(scenario)]?.map((r) => r.gateCpuUsPerRequest) ?? [];
+    const warm = cpu('login');
+    const first = cpu('first');
+    const line = [`${label(index)} ${distRoot}: floor median ${median(floorUs).toFixed(1)} µs`];
+    if (warm.length > 0) line.push(`warm ÷ floor per round ${warm.map((us, i) => (us / floorUs[i]!).toFixed(2)).join(', ')} (median ${(median(warm) / median(floorUs)).toFixed(2)} ×)`);
+    if (warm.length > 0 && first.length > 0) line.push(`first ÷ warm per round ${first.map((us, i) => (us / warm[i]!).toFixed(2)).join(', ')} (median ${(median(first) / median(warm)).toFixed(2)} ×)`);
+    console.log(line.join('; '));
   }
 }

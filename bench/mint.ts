@@ -1,21 +1,27 @@
 /**
- * Co-signed mints under load (issue 27): POST /x404_mint at 64 connections with warm wallets —
- * co-signs/s, p50/p99, and the gate's CPU per co-sign against the floor of two ed25519 operations
- * (the wallet's signature verified, the gate's made), measured in this process just before.
+ * Co-signed mints under load (issues 27, 32): POST /x404_mint, the gate's CPU per co-sign against
+ * the floor of two ed25519 operations (the wallet's signature verified, the gate's made), measured
+ * in this process in the same round.
  *
- *   npm run build && node dist/bench/mint.js [--seconds=10] [--wallets=1000] [--connections=64] [--out=bench/MINT.md]
+ *   npm run build && node dist/bench/mint.js [--seconds=10] [--wallets=1000] [--connections=32] [--rounds=3] [--out=bench/MINT.md]
  *
  * The scenario: the local chain in its own process (it simulates and executes every co-signed
  * transaction with the real SPL Token program; its CPU is reported apart), one gate with one
- * `spl-token` mint whose rule is a blacklist policy (the wallets' ATAs of its banned mint: one shared
- * getMultipleAccounts per batch once warm), `per_wallet` high enough that the same wallets mint
- * again and again. Every request is a different transaction (SetComputeUnitLimit(i)), signed by its
- * wallet in advance with a fresh blockhash. Warm: each wallet has co-signed twice before the timed
- * run (its key imported, its ATA derived, its rule reads cached where the gate caches them).
- * Not a test: the integrator does the run of record, alone on the machine.
+ * `spl-token` mint whose rule is a blacklist policy under the default HOLDINGS_SCOPE (every token
+ * account the wallet owns), `per_wallet` high enough that the warm wallets mint again and again.
+ * Every request is a different transaction (SetComputeUnitLimit(i)), signed by its wallet in
+ * advance with a fresh blockhash. Each round has two timed phases on the same gate:
+ *  - once: `--wallets` wallets the gate has never seen, each minting once (a launch: no key
+ *    imported, no ATA derived, none of their reads cached), all their requests sent at
+ *    `--connections`;
+ *  - warm: `--wallets` other wallets, each of which co-signed twice before (untimed), minting again
+ *    for `--seconds`.
+ * The gate is warmed up (JIT) by the warm wallets' first co-signs before the first round.
+ * `--env=KEY=VALUE;…` sets the gate's environment, `--gate-dist=<dir>` runs another build of it. `--out` appends the report to the file (earlier runs are kept). Not a test: the integrator does
+ * the run of record, alone on the machine.
  */
 import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import bs58 from 'bs58';
@@ -23,16 +29,28 @@ import type autocannon from 'autocannon';
 import { decodeTransaction } from '../src/transaction/decode.js';
 import { encodeMessage, encodeTransaction } from '../src/transaction/encode.js';
 import { tokenMintTransaction, type MintConfiguration } from '../src/sdk/mint.js';
+import { cpuMicrosPer } from './ceilings.js';
 import { runLoad } from './load.js';
 import { BENCH_JWT_SECRET, sampleProcess, startGateProcess, startLocalnetProcess } from './processes.js';
 
-const args = new Map(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=') as [string, string]));
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const text = arg.replace(/^--/, '');
+    const at = text.indexOf('=');
+    return (at < 0 ? [text, 'true'] : [text.slice(0, at), text.slice(at + 1)]) as [string, string];
+  }),
+);
 const SECONDS = Number(args.get('seconds') ?? 10);
 const WALLETS = Number(args.get('wallets') ?? 1000);
-const CONNECTIONS = Number(args.get('connections') ?? 64);
+const CONNECTIONS = Number(args.get('connections') ?? 32);
+const ROUNDS = Number(args.get('rounds') ?? 3);
 const OUT = args.get('out');
 /** Write the gate's V8 CPU profiles here (summarised with bench/profile.ts). */
 const PROFILE_DIR = args.get('profile');
+/** Extra settings for the gate, KEY=VALUE;KEY=VALUE (e.g. WORKER_THREADS=0). */
+/** Run the gate from another build (a copy of dist/ with a change to try, as bench/compare.ts). */
+const GATE_DIST = args.get('gate-dist');
+const GATE_ENV = Object.fromEntries((args.get('env') ?? '').split(';').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 interface Wallet {
@@ -52,23 +70,12 @@ function keypairFile(path: string, wallet: Wallet): void {
   writeFileSync(path, JSON.stringify([...seed, ...bs58.decode(wallet.address)]), { mode: 0o600 });
 }
 
-/** µs per call of `run`, median of 5 rounds. */
-function microsPer(count: number, run: (i: number) => void): number {
-  const rounds: number[] = [];
-  for (let round = 0; round < 5; round++) {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < count; i++) run(i);
-    rounds.push(Number(process.hrtime.bigint() - start) / 1000 / count);
-  }
-  return rounds.sort((a, b) => a - b)[2]!;
-}
-
-/** The floor: one ed25519 verify (the wallet's) and one sign (the gate's) over a mint message. */
+/** The floor: one ed25519 verify (the wallet's) and one sign (the gate's) over a mint message, in CPU time. */
 function measureFloor(message: Uint8Array): { verifyUs: number; signUs: number } {
   const key = newWallet();
   const publicKey = createPublicKey(key.privateKey);
   const signature = sign(null, message, key.privateKey);
-  return { verifyUs: microsPer(2000, () => verify(null, message, publicKey, signature)), signUs: microsPer(2000, () => sign(null, message, key.privateKey)) };
+  return { verifyUs: cpuMicrosPer(2000, () => verify(null, message, publicKey, signature)), signUs: cpuMicrosPer(2000, () => sign(null, message, key.privateKey)) };
 }
 
 /** Per wallet, `count` different signed transactions of the template (SetComputeUnitLimit differs), base64 bodies. */
@@ -107,7 +114,7 @@ async function main(): Promise<void> {
     );
     const wallets = Array.from({ length: WALLETS }, newWallet);
     for (const wallet of wallets) await localnet.admin('lamports', { address: wallet.address, lamports: '100000000000' });
-    gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, env: { POLICIES_FILE: join(dir, 'policies.json') }, ...(PROFILE_DIR ? { cpuProfileDir: PROFILE_DIR } : {}) });
+    gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, env: { ...GATE_ENV, POLICIES_FILE: join(dir, 'policies.json') }, ...(PROFILE_DIR ? { cpuProfileDir: PROFILE_DIR } : {}), ...(GATE_DIST ? { distRoot: GATE_DIST } : {}) });
     const configuration = (await (await fetch(`${gate.url}/x404_mint/bench`)).json()) as MintConfiguration;
     const latest = async (): Promise<string> =>
       ((await (await fetch(localnet.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [{ commitment: 'confirmed' }] }) })).json()) as { result: { value: { blockhash: string } } }).result.value.blockhash;
@@ -116,37 +123,67 @@ async function main(): Promise<void> {
       return [{ method: 'POST', path: '/x404_mint/bench', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }];
     };
 
-    // Warm-up: every wallet co-signs twice (untimed).
+    // Warm-up: every warm wallet co-signs twice (untimed).
     const warm = await signedBodies(configuration, wallets, await latest(), 2, 0);
     const warmed = await runLoad({ url: gate.url, connections: CONNECTIONS, durationSec: 120, amount: warm.length, requests: request(warm) });
-    // The timed run: enough transactions for its length at a generous rate, with a blockhash valid for ~60 s.
-    const perWallet = Math.ceil((SECONDS * 4000) / WALLETS);
-    const bodies = await signedBodies(configuration, wallets, await latest(), perWallet, 10);
-    const floor = measureFloor(decodeTransaction(Buffer.from((JSON.parse(bodies[0]!) as { transaction: string }).transaction, 'base64')).messageBytes);
-
-    const gateBefore = sampleProcess(gate.pid);
-    const localnetBefore = sampleProcess(localnet.pid);
-    const load = await runLoad({ url: gate.url, connections: CONNECTIONS, durationSec: SECONDS, amount: bodies.length, requests: request(bodies) });
-    const gateAfter = sampleProcess(gate.pid);
-    const localnetAfter = sampleProcess(localnet.pid);
-    const cosigns = load.statusCounts['200'] ?? 0;
-    const cpuUs = ((gateAfter.cpuMs - gateBefore.cpuMs) * 1000) / Math.max(1, cosigns);
-    const floorUs = floor.verifyUs + floor.signUs;
+    // The tracker confirms each co-sign after it is sent (src/mint/tracker.ts, every 2 s): a phase
+    // starts once every earlier reservation is settled, so it is not charged for another's.
+    const settled = async (): Promise<void> => {
+      for (let i = 0; i < 600; i++) {
+        const counts = (await (await fetch(`${gate!.url}/x404_mint/bench`)).json()) as { reserved: number };
+        if (counts.reserved === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error('reservations still pending after 60 s');
+    };
+    const rows: string[] = [];
+    const summary = { once: [] as number[], warm: [] as number[] };
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Once: never-seen wallets, one co-sign each, every request sent (funded before the timer).
+      const fresh = Array.from({ length: WALLETS }, newWallet);
+      for (const wallet of fresh) await localnet.admin('lamports', { address: wallet.address, lamports: '100000000000' });
+      const onceBodies = await signedBodies(configuration, fresh, await latest(), 1, 0);
+      // Warm: enough transactions for its length at a generous rate, with a blockhash valid for ~60 s.
+      const perWallet = Math.ceil((SECONDS * 4000) / WALLETS);
+      const warmBodies = await signedBodies(configuration, wallets, await latest(), perWallet, 10 + round * perWallet);
+      const floor = measureFloor(decodeTransaction(Buffer.from((JSON.parse(onceBodies[0]!) as { transaction: string }).transaction, 'base64')).messageBytes);
+      const floorUs = floor.verifyUs + floor.signUs;
+      for (const [phase, bodies, spec] of [
+        ['once', onceBodies, { durationSec: 120, amount: onceBodies.length }],
+        ['warm', warmBodies, { durationSec: SECONDS, amount: warmBodies.length }],
+      ] as const) {
+        await settled();
+        console.error(`[mint] round ${round}, ${phase}: gate pid ${gate.pid}`);
+        const gateBefore = sampleProcess(gate.pid);
+        const localnetBefore = sampleProcess(localnet.pid);
+        const load = await runLoad({ url: gate.url, connections: CONNECTIONS, ...spec, requests: request(bodies) });
+        const gateAfter = sampleProcess(gate.pid);
+        const localnetAfter = sampleProcess(localnet.pid);
+        await settled();
+        const gateSettled = sampleProcess(gate.pid);
+        const cosigns = load.statusCounts['200'] ?? 0;
+        const per = (ms: number): number => (ms * 1000) / Math.max(1, cosigns);
+        const cpuUs = per(gateAfter.cpuMs - gateBefore.cpuMs);
+        summary[phase].push(cpuUs / floorUs);
+        rows.push(
+          `| ${round} | ${phase} | ${(cosigns / load.durationSec).toFixed(0)} (${cosigns}; ${JSON.stringify(load.statusCounts)}${load.errors ? `, ${load.errors} socket errors` : ''}) | ${load.p50Ms.toFixed(1)} / ${load.p99Ms.toFixed(1)} | ${cpuUs.toFixed(1)} (${per(gateAfter.mainThreadCpuMs - gateBefore.mainThreadCpuMs).toFixed(1)}) | ${floor.verifyUs.toFixed(1)} + ${floor.signUs.toFixed(1)} = ${floorUs.toFixed(1)} | **${(cpuUs / floorUs).toFixed(2)} ×** | ${per(gateSettled.cpuMs - gateBefore.cpuMs).toFixed(1)} | ${per(localnetAfter.cpuMs - localnetBefore.cpuMs).toFixed(0)} |`,
+        );
+      }
+    }
+    const range = (values: number[]): string => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)} ×`;
     const lines = [
-      `# POST /x404_mint — ${new Date().toISOString()} (${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()}, Node ${process.version})`,
+      `## ${new Date().toISOString()} (${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()}, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')})`,
       '',
-      `${WALLETS} warm wallets (warm-up: ${warmed.statusCounts['200'] ?? 0} co-signs), ${CONNECTIONS} connections, ${SECONDS} s, rule: one blacklist leaf.`,
+      `\`node dist/bench/mint.js --wallets=${WALLETS} --connections=${CONNECTIONS} --seconds=${SECONDS} --rounds=${ROUNDS}${args.has('env') ? ` --env=${args.get('env')}` : ''}${GATE_DIST ? ` --gate-dist=${GATE_DIST}` : ''}\`: rule one blacklist leaf, default HOLDINGS_SCOPE; warm-up ${warmed.statusCounts['200'] ?? 0} co-signs. Once: ${WALLETS} never-seen wallets each minting once; warm: ${WALLETS} wallets minting again for ${SECONDS} s. Floor = one ed25519 verify + one sign (CPU time), measured in the same round. Each phase starts once the tracker has settled every earlier reservation; its CPU is read from /proc over the timed requests.`,
       '',
-      '| | measured |',
-      '|---|---|',
-      `| co-signs/s | ${(cosigns / load.durationSec).toFixed(0)} (${cosigns} co-signed; statuses ${JSON.stringify(load.statusCounts)}, ${load.errors} socket errors) |`,
-      `| latency | p50 ${load.p50Ms.toFixed(1)} ms, p99 ${load.p99Ms.toFixed(1)} ms |`,
-      `| gate CPU per co-sign | ${cpuUs.toFixed(1)} µs (main thread ${(((gateAfter.mainThreadCpuMs - gateBefore.mainThreadCpuMs) * 1000) / Math.max(1, cosigns)).toFixed(1)} µs) |`,
-      `| the floor: ed25519 verify + sign | ${floor.verifyUs.toFixed(1)} + ${floor.signUs.toFixed(1)} = ${floorUs.toFixed(1)} µs → ${(cpuUs / floorUs).toFixed(2)} × the floor (the rule's reads, the blockhash check, simulation and send calls are the rest) |`,
-      `| local chain CPU per co-sign (simulate + execute, its own process) | ${(((localnetAfter.cpuMs - localnetBefore.cpuMs) * 1000) / Math.max(1, cosigns)).toFixed(0)} µs |`,
+      '| round | phase | co-signs/s (200s; statuses) | p50 / p99 ms | gate CPU µs per co-sign (main thread) | floor µs: verify + sign | gate ÷ floor | gate CPU µs per co-sign until every reservation is settled (the tracker\'s confirmations and idle time included) | local chain CPU µs per co-sign |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+      '',
+      `Once: ${range(summary.once)}; warm: ${range(summary.warm)}.`,
     ];
     console.log(lines.join('\n'));
-    if (OUT) writeFileSync(OUT, `${lines.join('\n')}\n`);
+    if (OUT) appendFileSync(OUT, `\n${lines.join('\n')}\n`);
   } finally {
     await gate?.stop();
     await localnet.stop();

@@ -104,7 +104,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
     onFallbackChange: (fallback, error) =>
       logger.warn({ err: error?.message }, fallback ? 'rate limiter: Redis unavailable, limiting per instance' : 'rate limiter: back on Redis'),
   });
-  const signatures = createSignatureVerifier({ threads: config.workerThreads, maxBatch: config.verifyBatchSize });
+  const signatures = createSignatureVerifier({ threads: config.workerThreads, maxBatch: config.verifyBatchSize, inlineUpTo: config.verifyInlineUpTo });
   const metrics = new Metrics();
   metrics.setQueueDepthSource(() => signatures.queueDepth());
   metrics.setClockOffsetSource(() => nonces.clockOffsetMs());

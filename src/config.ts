@@ -41,6 +41,8 @@ export interface Config {
   workerThreads: number;
   /** Most signatures sent to a worker in one task. */
   verifyBatchSize: number;
+  /** With the pool: batches of at most this many signatures that find a worker idle are verified on the event loop (0: never). */
+  verifyInlineUpTo: number;
   /** RPC HTTP requests in flight at start; the limit then adapts within the bounds below (src/chain/adaptive-limit.ts). */
   rpcConcurrency: number;
   rpcConcurrencyMin: number;
@@ -391,6 +393,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
     workerThreads,
     verifyBatchSize: integer(env, 'VERIFY_BATCH_SIZE', 64, 1, 4096),
+    verifyInlineUpTo: integer(env, 'VERIFY_INLINE_UP_TO', 2, 0, 64),
     ...rpcConcurrencySettings(env),
     ...rpcBatchWindowSettings(env),
     rpcTimeoutMs: integer(env, 'RPC_TIMEOUT_MS', 5000, 100, 120_000),

@@ -5,6 +5,8 @@ import type { RpcRequest } from './rpc-request.js';
 
 interface Waiter {
   request: RpcRequest;
+  /** Callers of the same window with the same key share one call (see CallCoalescer.call). */
+  shareKey: string | undefined;
   /** performance.now() ms by which this caller gets an answer (Infinity: none). */
   deadline: number;
   settled: boolean;
@@ -35,10 +37,17 @@ export class CallCoalescer {
     this.window = new BatchWindow(rpc, config, () => void this.flush(), () => this.queue.reduce((earliest, waiter) => Math.min(earliest, waiter.deadline), Infinity));
   }
 
-  /** As RpcClient.call: `minSlot` is the oldest slot its answer may be read at (RpcRequest.minSlot). */
-  call<T>(method: string, params: RpcRequest['params'], parse: RpcRequest<T>['parse'], deadlineMs = Infinity, minSlot = 0): Promise<T> {
+  /**
+   * As RpcClient.call: `minSlot` is the oldest slot its answer may be read at (RpcRequest.minSlot).
+   * `shared`: calls of one window with the same method, params and minSlot go out once and all get
+   * its answer, as they would from one node at one moment (the caller's `parse` must not depend on
+   * who asked: the first caller's is used). For the co-signs' blockhash calls, which a launch's
+   * concurrent co-signs make alike.
+   */
+  call<T>(method: string, params: RpcRequest['params'], parse: RpcRequest<T>['parse'], deadlineMs = Infinity, minSlot = 0, shared = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ request: { method, params, parse, minSlot }, deadline: deadlineMs, settled: false, resolve: resolve as (result: unknown) => void, reject });
+      const shareKey = shared ? `${method} ${minSlot} ${JSON.stringify(params)}` : undefined;
+      this.queue.push({ request: { method, params, parse, minSlot }, shareKey, deadline: deadlineMs, settled: false, resolve: resolve as (result: unknown) => void, reject });
       this.window.joined();
     });
   }
@@ -66,11 +75,26 @@ export class CallCoalescer {
     }
   }
 
-  private sendUntilDeadlines(waiters: Waiter[]) {
-    const requests = waiters.map((waiter) => waiter.request);
-    return untilDeadlines(waiters, (latest) => this.rpc.batch(requests, latest), (waiter) =>
+  /** One outcome per waiter; waiters sharing a key share one request's outcome. */
+  private async sendUntilDeadlines(waiters: Waiter[]) {
+    const requests: RpcRequest[] = [];
+    const requestOf = new Array<number>(waiters.length);
+    let firstOfKey: Map<string, number> | undefined;
+    waiters.forEach((waiter, i) => {
+      if (waiter.shareKey !== undefined) {
+        const shared = (firstOfKey ??= new Map()).get(waiter.shareKey);
+        if (shared !== undefined) {
+          requestOf[i] = shared;
+          return;
+        }
+        firstOfKey.set(waiter.shareKey, requests.length);
+      }
+      requestOf[i] = requests.push(waiter.request) - 1;
+    });
+    const outcomes = await untilDeadlines(waiters, (latest) => this.rpc.batch(requests, latest), (waiter) =>
       settle(waiter, upstreamUnavailable(`${waiter.request.method}: no answer within the login's time budget (LOGIN_TIMEOUT_MS)`)),
     );
+    return firstOfKey === undefined ? outcomes : requestOf.map((index) => outcomes[index]!);
   }
 }
 

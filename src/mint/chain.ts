@@ -12,7 +12,8 @@ import type { ChainObserver } from '../chain/types.js';
  * 503 on failure, as every read), so a launch's sends do not queue behind sign-ins' reads. The
  * calls of concurrent co-signs are merged into JSON-RPC batches (CallCoalescer, the window the
  * sign-ins' scans use): at 64 connections a co-sign's four calls cost a fraction of an HTTP request
- * each instead of one (bench/mint.ts). Each call still gets its own answer or its own 503.
+ * each instead of one (bench/mint.ts), and the blockhash calls concurrent co-signs make alike go
+ * out once per batch. Each call still gets its own answer or its own 503.
  * Every reply is checked against the documented wire format (docs/minting.md, "What the gate asks
  * the RPC"); one that does not match is retried and finally a 503, never a guess.
  */
@@ -65,7 +66,7 @@ export function createMintChain(config: Config, options: { fetch?: FetchLike; ob
   return {
     isBlockhashValid: (blockhash, commitment, deadlineMs) => {
       const request = isBlockhashValid(blockhash, commitment);
-      return calls.call(request.method, request.params, request.parse, deadlineMs);
+      return calls.call(request.method, request.params, request.parse, deadlineMs, 0, true);
     },
 
     latestLastValidBlockHeight: (commitment, deadlineMs) =>
@@ -78,6 +79,8 @@ export function createMintChain(config: Config, options: { fetch?: FetchLike; ob
           return value.lastValidBlockHeight;
         },
         deadlineMs,
+        0,
+        true,
       ),
 
     simulate: (transaction, deadlineMs) =>

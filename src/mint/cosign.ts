@@ -1,4 +1,5 @@
 import { sign } from 'node:crypto';
+import { associatedTokenAddress, isAtaCached, rememberAssociatedTokenAddress } from '../chain/ata.js';
 import type { ChainReader } from '../chain/types.js';
 import { PROGRAM_IDS } from './template-programs.js';
 import type { Config } from '../config.js';
@@ -34,8 +35,8 @@ import type { MintConfig } from './types.js';
  *  2. the message is exactly the template (400 INVALID_TRANSACTION + reason), judged in memory;
  *  3. the time window (403 MINT_NOT_STARTED / MINT_ENDED), against the gate's clock;
  *  4. the fee payer's signature over the message, in the verify pool — which derives the fee
- *     payer's ATA beside it, so a forged request costs the gate one failed verification and no
- *     derivation (401 INVALID_SIGNATURE); then MintTo's destination is that ATA (400);
+ *     payer's ATA beside it when it is not cached, so a forged request costs the gate one failed
+ *     verification and no derivation (401 INVALID_SIGNATURE); then MintTo's destination is that ATA (400);
  *  5. together, one round trip each: the blockhash is still valid (400 BLOCKHASH_EXPIRED), the
  *     mint's counts (403 SOLD_OUT, MINT_LIMIT_REACHED as a pre-check), and for a candy template
  *     the guard set's thirdPartySigner slot (400 signer_slot; 500 MINT_MISCONFIGURED when the
@@ -211,15 +212,18 @@ export class MintService {
    * the new account's. Simulation then runs without signature checks, before the gate signs.
    */
   private async verifyFeePayer(tx: WireTransaction, mint: MintConfig, match: TemplateMatch, feePayer: string): Promise<void> {
-    const seeds = mint.token ? [{ owner: feePayer, mint: mint.token.mint, program: mint.token.program }] : [];
+    const seed = mint.token ? { owner: feePayer, mint: mint.token.mint, program: mint.token.program } : undefined;
+    // A wallet minting again finds its ATA in the cache logins share; only a new one's is derived in the task.
+    const seeds = seed === undefined || isAtaCached(seed) ? [] : [seed];
     const { signatures } = this.deps;
     const others = tx.signatures.flatMap((signature, index) => (index === 0 || index === match.signerIndex ? [] : [signatures.verify(tx.message.accountKeys[index]!, tx.messageBytes, signature)]));
     const [{ valid, atas }, ...rest] = await Promise.all([signatures.verify(match.feePayer, tx.messageBytes, tx.signatures[0]!, seeds), ...others]);
     if (!valid) throw new GateError(401, 'INVALID_SIGNATURE', 'The fee payer\'s signature does not verify over the transaction\'s message');
     if (rest.some((other) => !other.valid)) throw new GateError(401, 'INVALID_SIGNATURE', 'A signer\'s signature (other than the fee payer\'s and the gate\'s) does not verify over the transaction\'s message');
-    if (mint.token) {
-      const ata = atas[0];
+    if (seed !== undefined) {
+      const ata = seeds.length === 0 ? associatedTokenAddress(seed.owner, seed.mint, seed.program) : atas[0];
       if (ata === undefined) throw new Error('the verify task derived no ATA');
+      if (seeds.length > 0) rememberAssociatedTokenAddress(seed, ata);
       judge(() => confirmDestination(match, decodeAddress(ata)));
     }
   }

@@ -65,4 +65,32 @@ describe('CallCoalescer', () => {
     ]);
     await expect(late).resolves.toBe('b');
   });
+
+  it('sends shared calls alike in one window once, each caller getting its answer; unshared ones and other params go apart', async () => {
+    const rpc = recordingRpc();
+    const calls = new CallCoalescer(rpc, { rpcBatchWindowMs: 0 });
+    const first = calls.call('isBlockhashValid', ['H1', { commitment: 'processed' }], (result) => result, Infinity, 0, true);
+    const again = calls.call('isBlockhashValid', ['H1', { commitment: 'processed' }], (result) => result, Infinity, 0, true);
+    const other = calls.call('isBlockhashValid', ['H2', { commitment: 'processed' }], (result) => result, Infinity, 0, true);
+    const unshared = calls.call('isBlockhashValid', ['H1', { commitment: 'processed' }], (result) => result);
+    await tick();
+    expect(rpc.batches).toHaveLength(1);
+    expect(rpc.batches[0]!.requests.map((request) => (request.params as unknown[])[0])).toEqual(['H1', 'H2', 'H1']);
+    rpc.batches[0]!.answer([
+      { ok: true, result: true },
+      { ok: false, error: upstreamUnavailable('isBlockhashValid: node error') },
+      { ok: true, result: false },
+    ]);
+    await expect(first).resolves.toBe(true);
+    await expect(again).resolves.toBe(true);
+    await expect(other).rejects.toMatchObject({ httpStatus: 503 });
+    await expect(unshared).resolves.toBe(false);
+
+    // The next window asks again.
+    const later = calls.call('isBlockhashValid', ['H1', { commitment: 'processed' }], (result) => result, Infinity, 0, true);
+    await tick();
+    expect(rpc.batches).toHaveLength(2);
+    rpc.batches[1]!.answer([{ ok: true, result: false }]);
+    await expect(later).resolves.toBe(false);
+  });
 });

@@ -61,4 +61,21 @@ describe('signature verifier', () => {
     await expect(verifier.verify(key, 'fine', signature)).resolves.toMatchObject({ valid: true });
     await expect(Promise.all([verifier.verify(key, 'a', signature), verifier.verify(key, 'b', signature)])).resolves.toMatchObject([{ valid: true }, { valid: true }]);
   });
+
+  it('with inlineUpTo, verifies a batch that small on the event loop (right answers, ATAs, malformed lengths refused) and larger ones in the pool', async () => {
+    // The fixture worker answers "valid" to everything: a wrong answer shows the pool was used.
+    verifier = createSignatureVerifier({ threads: 1, maxBatch: 64, inlineUpTo: 2, workerFile: fileURLToPath(new URL('../fixtures/crashing-verify-worker.mjs', import.meta.url)) });
+    const good = signed('CHALLENGE::inline');
+    const owner = new PublicKey(good.publicKey);
+    const seed = { owner: owner.toBase58(), mint: new PublicKey(randomBytes(32)).toBase58(), program: TOKEN_PROGRAM_ID };
+    const expected = PublicKey.findProgramAddressSync([owner.toBuffer(), new PublicKey(TOKEN_PROGRAM_ID).toBuffer(), new PublicKey(seed.mint).toBuffer()], new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID))[0].toBase58();
+    await expect(verifier.verify(good.publicKey, 'CHALLENGE::inline', good.signature, [seed])).resolves.toEqual({ valid: true, atas: [expected] });
+    await expect(verifier.verify(good.publicKey, 'CHALLENGE::other', good.signature, [seed])).resolves.toEqual({ valid: false, atas: [] });
+    const twoKeys = new Uint8Array(64);
+    twoKeys.set(good.publicKey);
+    await expect(Promise.all([verifier.verify(twoKeys, 'CHALLENGE::inline', good.signature), verifier.verify(good.publicKey, 'CHALLENGE::inline', good.signature.subarray(0, 63))])).resolves.toMatchObject([{ valid: false }, { valid: false }]);
+    // Three at once leave as one pool task: the fixture calls them all valid.
+    const forged = await Promise.all([1, 2, 3].map(() => verifier!.verify(good.publicKey, 'CHALLENGE::other', good.signature)));
+    expect(forged.map((result) => result.valid)).toEqual([true, true, true]);
+  });
 });
