@@ -393,7 +393,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
     workerThreads,
     verifyBatchSize: integer(env, 'VERIFY_BATCH_SIZE', 64, 1, 4096),
-    verifyInlineUpTo: integer(env, 'VERIFY_INLINE_UP_TO', 2, 0, 64),
+    verifyInlineUpTo: integer(env, 'VERIFY_INLINE_UP_TO', 0, 0, 64),
     ...rpcConcurrencySettings(env),
     ...rpcBatchWindowSettings(env),
     rpcTimeoutMs: integer(env, 'RPC_TIMEOUT_MS', 5000, 100, 120_000),
