@@ -13,7 +13,9 @@ import { CandyGuardUnreadable, isSignerKey, readSignerSlot, type SignerSlot } fr
 import type { MintChain } from './chain.js';
 import { checkTemplate, confirmDestination, confirmSignerSlot, type TemplateMatch } from './check.js';
 import { checkCondition } from './condition.js';
-import { ReservationStoreUnavailable, type ReservationStore } from './store.js';
+import { ReservationCountsLost, ReservationStoreUnavailable, type ReservationStore } from './store.js';
+import { recounting, refuseBlockhash } from './refusals.js';
+import type { Recounts } from './recount.js';
 import { MAX_MINT_BODY_BYTES } from '../contract/mint.js';
 import { decodeTransaction } from '../transaction/decode.js';
 import { encodeTransaction } from '../transaction/encode.js';
@@ -31,17 +33,20 @@ import type { MintConfig } from './types.js';
  *  4. the fee payer's signature over the message, in the verify pool — which derives the fee
  *     payer's ATA beside it, so a forged request costs the gate one failed verification and no
  *     derivation (401 INVALID_SIGNATURE); then MintTo's destination is that ATA (400);
- *  5. together, one round trip each: the blockhash is still valid (400 BLOCKHASH_EXPIRED), the
- *     mint's counts (403 SOLD_OUT, MINT_LIMIT_REACHED as a pre-check), and for a candy template
+ *  5. together, one round trip each: the blockhash is valid at `confirmed` (400
+ *     BLOCKHASH_NOT_CONFIRMED when only at `processed`, BLOCKHASH_EXPIRED when not at all) and
+ *     getLatestBlockhash at `confirmed` (the reservation's bound), the mint's counts (403
+ *     SOLD_OUT, MINT_LIMIT_REACHED as a pre-check; 503 MINT_RECOUNTING while they are rebuilt
+ *     from the chain, recount.ts), and for a candy template
  *     the guard set's thirdPartySigner slot (400 signer_slot; 500 MINT_MISCONFIGURED when the
  *     guard does not name this gate's key);
  *  6. the mint's rule for the fee payer, on the chain as it is now (its refusal, or 503);
- *  7. the reservation, atomically (403 MINT_LIMIT_REACHED / SOLD_OUT; 503 without the store);
- *  8. simulation, before the gate signs (every other signature was verified in step 4), so no RPC
- *     node holds a co-signed transaction the gate did not send (422 SIMULATION_FAILED with the
- *     logs; the reservation is released);
- *  9. the gate's signature; sent; 200. The tracker (tracker.ts) turns the reservation into a mint once the signature is
- *     confirmed, or releases it once the blockhash has expired without it.
+ *  7. simulation, before the gate signs (every other signature was verified in step 4), so no RPC
+ *     node holds a co-signed transaction the gate did not send, and before the reservation, so a
+ *     transaction that fails never holds a count (422 SIMULATION_FAILED with the logs);
+ *  8. the reservation, atomically (403 MINT_LIMIT_REACHED / SOLD_OUT; 503 without the store);
+ *  9. the gate's signature; sent; 200. The tracker (settle.ts) turns the reservation into a mint once the signature is
+ *     confirmed, or releases it on proof that it never landed.
  */
 export interface MintServiceDependencies {
   config: Config;
@@ -53,6 +58,8 @@ export interface MintServiceDependencies {
   policies(): PolicySet | undefined;
   now(): number;
   metrics?: MintMetrics;
+  /** Where a mint whose counts are lost is reported (recount.ts). */
+  recounts?: Recounts;
 }
 
 export interface MintMetrics {
@@ -85,7 +92,7 @@ export class MintService {
   /** GET /x404_mint/<name>: what a page needs to build the transaction, and the counts. */
   async describe(name: string): Promise<MintAnswer> {
     const mint = this.mint(name);
-    const counts = await this.store(() => this.deps.store.counts(mint.name));
+    const counts = await this.store(() => this.deps.store.counts(mint.name), mint.name);
     return { status: 200, body: { ...mint.listing, issued: counts.issued, reserved: counts.reserved }, headers: NO_STORE };
   }
 
@@ -115,13 +122,14 @@ export class MintService {
     const deadline = performance.now() + config.loginTimeoutMs - answerReserveMs(config.loginTimeoutMs);
     const chain = this.deps.chain.withDeadline(deadline);
     const blockhash = encodeBase58(tx.message.recentBlockhash);
-    const [valid, lastValidBlockHeight, counts, slot] = await Promise.all([
-      mintChain.isBlockhashValid(blockhash, 'processed', deadline),
-      mintChain.latestLastValidBlockHeight('processed', deadline),
-      this.store(() => store.counts(mint.name, feePayer)),
+    const [valid, bound, counts, slot] = await Promise.all([
+      mintChain.isBlockhashValid(blockhash, 'confirmed', deadline),
+      mintChain.latestBound('confirmed', deadline),
+      this.store(() => store.counts(mint.name, feePayer), mint.name),
       mint.template.program === 'candy-guard' || mint.template.program === 'core-candy-guard' ? this.signerSlot(mint, chain) : undefined,
     ]);
-    if (!valid) throw new GateError(400, 'BLOCKHASH_EXPIRED', 'The transaction\'s blockhash is no longer valid; build it again with a recent blockhash');
+    if (!valid) await refuseBlockhash(mintChain, blockhash, deadline);
+    const { lastValidBlockHeight } = bound;
     if (slot !== undefined) {
       if (!isSignerKey(slot, mint.signer.publicKey)) {
         throw new GateError(500, 'MINT_MISCONFIGURED', `Mint ${mint.name}: the candy guard's thirdPartySigner is not this gate's signer ${mint.signer.address}; nothing was co-signed`);
@@ -140,31 +148,29 @@ export class MintService {
       longitude: headers.get('x-long'),
     });
 
-    const id = encodeBase58(tx.signatures[0]!);
-    const reservation = await this.store(() => store.reserve(mint.name, { id, wallet: feePayer, blockhash, perWallet: mint.perWallet, supply: mint.supply }));
-    if (reservation.outcome === 'limit') throw limitReached(mint, reservation.walletCount);
-    if (reservation.outcome === 'sold_out') throw soldOut(mint);
-    if (reservation.outcome === 'duplicate') throw new GateError(400, 'INVALID_TRANSACTION', 'This transaction is already being minted', { extra: { reason: 'duplicate_submission' } });
-
-    // From here the reservation exists: every way out releases it, or leaves it to the tracker.
-    // Simulated before the gate signs (its slot zero, signatures verified above): a node that
-    // answers "failed" cannot keep a co-signed transaction to land after the release.
+    // Simulated before the gate signs (its slot zero, signatures verified above), so no node holds
+    // a co-signed transaction the gate did not send; and before the reservation, so a transaction
+    // that fails never holds a count, not even for a round trip.
     const signatures = tx.signatures.slice();
     signatures[match.signerIndex] = new Uint8Array(64);
     const unsigned = Buffer.from(encodeTransaction(signatures, tx.messageBytes)).toString('base64');
-    let simulation;
-    try {
-      simulation = await mintChain.simulate(unsigned, deadline);
-    } catch (error) {
-      await this.releaseQuietly(mint, id);
-      throw error;
-    }
+    const simulation = await mintChain.simulate(unsigned, deadline);
     if (simulation.err !== null) {
-      await this.releaseQuietly(mint, id);
       throw new GateError(422, 'SIMULATION_FAILED', 'The transaction fails in simulation; it was not co-signed, sent or reserved', {
         extra: { err: simulation.err as never, logs: simulation.logs },
       });
     }
+
+    const id = encodeBase58(tx.signatures[0]!);
+    const reservation = await this.store(
+      () => store.reserve(mint.name, { id, wallet: feePayer, blockhash, lastValidBlockHeight, slot: bound.slot, perWallet: mint.perWallet, supply: mint.supply }),
+      mint.name,
+    );
+    if (reservation.outcome === 'limit') throw limitReached(mint, reservation.walletCount);
+    if (reservation.outcome === 'sold_out') throw soldOut(mint);
+    if (reservation.outcome === 'duplicate') throw new GateError(400, 'INVALID_TRANSACTION', 'This transaction is already being minted', { extra: { reason: 'duplicate_submission' } });
+
+    // From here the reservation exists: the tracker settles it on proof either way.
     signatures[match.signerIndex] = new Uint8Array(sign(null, tx.messageBytes, mint.signer.privateKey));
     const signed = Buffer.from(encodeTransaction(signatures, tx.messageBytes)).toString('base64');
     try {
@@ -225,16 +231,12 @@ export class MintService {
     return slot;
   }
 
-  private async releaseQuietly(mint: MintConfig, id: string): Promise<void> {
-    // If the store cannot answer now, the tracker releases it when its blockhash expires.
-    await this.deps.store.release(mint.name, id).catch(() => false);
-  }
-
-  private async store<T>(work: () => Promise<T>): Promise<T> {
+  private async store<T>(work: () => Promise<T>, mint: string): Promise<T> {
     try {
       return await work();
     } catch (error) {
       if (error instanceof ReservationStoreUnavailable) throw upstreamUnavailable('the reservation store did not answer');
+      if (error instanceof ReservationCountsLost) throw recounting(mint, this.deps.recounts);
       throw error;
     }
   }
