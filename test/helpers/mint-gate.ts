@@ -57,6 +57,7 @@ export async function startMintLaunch(options: {
     for (let i = 0; i < (options.gates ?? 1); i++) {
       gates.push(await startGate({ rpcUrl: localnet.url, env: { JWT_SECRET: secret, POLICIES_FILE: policiesFile, ...options.env } }));
     }
+    for (const gate of gates) await waitForCounts(gate.url, localnet.url, Object.keys(options.mints(addresses)));
   } catch (error) {
     await Promise.all(gates.map((gate) => gate.stop('SIGKILL')));
     await localnet.close();
@@ -77,6 +78,33 @@ export async function startMintLaunch(options: {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Waits until the gate has each mint's counts: a gate without them (a new process with the memory
+ * store, a lost Redis store) answers 503 MINT_RECOUNTING until every blockhash that could have been
+ * in flight has expired and the counts are rebuilt from the chain. The chain's blocks are advanced
+ * past any such blockhash (151) while it waits, rather than waiting a minute of blocks.
+ */
+export async function waitForCounts(gateUrl: string, localnetUrl: string, names: readonly string[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const name of names) {
+    for (;;) {
+      const reply = await getMint(gateUrl, name);
+      if (reply.status === 200) break;
+      if (reply.status !== 503 || reply.body.error !== 'MINT_RECOUNTING') throw new Error(`GET /x404_mint/${name} answered ${reply.status} ${JSON.stringify(reply.body)}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for mint ${name}'s counts to be rebuilt`);
+      await advanceBlocks(localnetUrl, 151);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** Produces `count` blocks on the local chain now. */
+export async function advanceBlocks(localnetUrl: string, count: number): Promise<{ blockHeight: number }> {
+  const res = await fetch(`${localnetUrl}/__localnet/blocks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance: count }) });
+  if (!res.ok) throw new Error(`POST /__localnet/blocks answered ${res.status}`);
+  return (await res.json()) as { blockHeight: number };
 }
 
 export async function latestBlockhash(localnetUrl: string): Promise<{ blockhash: string; lastValidBlockHeight: number }> {
