@@ -16,6 +16,7 @@ import { checkCondition } from './condition.js';
 import { ReservationCountsLost, ReservationStoreUnavailable, type ReservationStore } from './store.js';
 import { recounting, refuseBlockhash } from './refusals.js';
 import type { Recounts } from './recount.js';
+import { WalletTurns } from './wallet-turns.js';
 import { MAX_MINT_BODY_BYTES } from '../contract/mint.js';
 import { decodeTransaction } from '../transaction/decode.js';
 import { encodeTransaction } from '../transaction/encode.js';
@@ -79,6 +80,7 @@ const CANDY_GUARD_TTL_MS = 10_000;
 
 export class MintService {
   private readonly slots = new Map<string, { at: number; slot: Promise<SignerSlot> }>();
+  private readonly turns = new WalletTurns();
 
   constructor(private readonly deps: MintServiceDependencies) {}
 
@@ -110,7 +112,6 @@ export class MintService {
   }
 
   private async run(mint: MintConfig, body: Uint8Array, headers: HeaderBag): Promise<MintAnswer> {
-    const { config, store, mintChain } = this.deps;
     const transaction = readBody(body);
     const tx = decode(transaction);
     const match = judge(() => checkTemplate(tx, mint.template));
@@ -118,6 +119,17 @@ export class MintService {
 
     const feePayer = encodeBase58(match.feePayer);
     await this.verifyFeePayer(tx, mint, match, feePayer);
+    const endTurn = await this.turns.take(mint.name, feePayer);
+    try {
+      return await this.cosignVerified(mint, tx, match, feePayer, headers);
+    } finally {
+      endTurn();
+    }
+  }
+
+  /** Steps 5 to 9, one at a time per wallet (wallet-turns.ts). */
+  private async cosignVerified(mint: MintConfig, tx: WireTransaction, match: TemplateMatch, feePayer: string, headers: HeaderBag): Promise<MintAnswer> {
+    const { config, store, mintChain } = this.deps;
 
     const deadline = performance.now() + config.loginTimeoutMs - answerReserveMs(config.loginTimeoutMs);
     const chain = this.deps.chain.withDeadline(deadline);
