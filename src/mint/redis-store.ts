@@ -10,21 +10,34 @@ import { decodePending, encodePending, ReservationCountsLost, ReservationStoreUn
  *   <prefix>mint:{<name>}:n  hash: issued, reserved
  *   <prefix>mint:{<name>}:w  hash: wallet → its issued + reserved mints
  *   <prefix>mint:{<name>}:p  hash: transaction signature → encodePending's text
- *   <prefix>mint:{<name>}:e  the counts' epoch: Redis's TIME in ms when they were last rebuilt from the chain
+ *   <prefix>mint:{<name>}:e  the counts' epoch: `<Redis's TIME in ms>:<run id>` of the rebuild that wrote them
  *   <prefix>mint:{<name>}:l  the rebuild's claim (SET NX PX): the instance that reads the chain
  *
  * The epoch is how a lost store is seen, as the nonce store's epochs are (src/nonce/redis-epochs.ts):
- * a FLUSHALL or a failover to an empty replica leaves no `:e`, a failover to a stale replica an
- * older one than this instance saw. Reserve and counts check it inside their script and answer
+ * a FLUSHALL or a failover to an empty replica leaves no `:e`; a restart (with persistence, its data
+ * may be older than what was written) or a failover to a replica gives the server another run id
+ * than the epoch's; and an epoch older than one this instance saw is a store gone back in time.
+ * Reserve and counts check it inside their script and answer
  * "lost" (ReservationCountsLost) rather than count on what is left; install() writes rebuilt
  * counts and a new epoch in one script. Nothing here expires by itself: counts are the launch's
  * record. A reservation leaves `:p` only through confirm() or release(), which the trackers of
  * every instance call (idempotent scripts). While Redis cannot answer, every call rejects with
  * ReservationStoreUnavailable and nothing is co-signed.
  */
+/** The server's run id, as the nonce store reads it ('-' where INFO is not available to scripts). */
+const RUN_ID = `
+local info = redis.pcall('INFO', 'server')
+local run_id = type(info) == 'string' and string.match(info, 'run_id:(%w+)') or '-'
+`;
+
+/** Sets `epoch` (its ms part) or answers lost: missing, of another server run, or older than ARGV[1]. */
 const EPOCH_CHECK = `
-local epoch = redis.call('GET', KEYS[4])
-if not epoch then return {-4, 0, ''} end
+if redis.replicate_commands then redis.replicate_commands() end
+${RUN_ID}
+local stored = redis.call('GET', KEYS[4])
+if not stored then return {-4, 0, ''} end
+local epoch, epoch_run = string.match(stored, '^(%d+):([%w%-]+)$')
+if epoch == nil or epoch_run ~= run_id then return {-4, 0, ''} end
 if ARGV[1] ~= '' and tonumber(epoch) < tonumber(ARGV[1]) then return {-4, 0, epoch} end
 `;
 
@@ -65,15 +78,17 @@ return {tonumber(counts[1] or '0'), tonumber(counts[2] or '0'), wallet, epoch}`;
 
 /** ARGV: owner, issued, then wallet and count pairs. The new epoch is above any before it. */
 const INSTALL = `
+if redis.replicate_commands then redis.replicate_commands() end
+${RUN_ID}
 if redis.call('GET', KEYS[5]) ~= ARGV[1] then return '' end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('HSET', KEYS[1], 'issued', ARGV[2], 'reserved', 0)
 for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
 local time = redis.call('TIME')
 local epoch = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local old = tonumber(redis.call('GET', KEYS[4]) or '0')
+local old = tonumber(string.match(redis.call('GET', KEYS[4]) or '0', '^(%d+)') or '0')
 if epoch <= old then epoch = old + 1 end
-redis.call('SET', KEYS[4], tostring(epoch))
+redis.call('SET', KEYS[4], tostring(epoch) .. ':' .. run_id)
 redis.call('DEL', KEYS[5])
 return tostring(epoch)`;
 
@@ -88,11 +103,11 @@ export function createRedisReservationStore(redis: RedisClient, options: { keyPr
   const epochKey = (mint: string): string => `${prefix}mint:{${mint}}:e`;
   const claimKey = (mint: string): string => `${prefix}mint:{${mint}}:l`;
   const scripts = {
-    reserve: define(redis, 'x404MintReserve2', RESERVE, 4),
+    reserve: define(redis, 'x404MintReserve3', RESERVE, 4),
     confirm: define(redis, 'x404MintConfirm', CONFIRM, 3),
     release: define(redis, 'x404MintRelease', RELEASE, 3),
-    counts: define(redis, 'x404MintCounts2', COUNTS, 4),
-    install: define(redis, 'x404MintInstall', INSTALL, 5),
+    counts: define(redis, 'x404MintCounts3', COUNTS, 4),
+    install: define(redis, 'x404MintInstall2', INSTALL, 5),
   };
   /** The newest epoch this instance saw per mint: an older one is a store that went back in time. */
   const seen = new Map<string, number>();
@@ -166,9 +181,9 @@ export function createRedisReservationStore(redis: RedisClient, options: { keyPr
     },
 
     async hasCounts(mint) {
-      const epoch = await run(() => redis.get(epochKey(mint)));
-      if (epoch === null || Number(epoch) < (seen.get(mint) ?? 0)) return false;
-      seen.set(mint, Number(epoch));
+      const [code, , , epoch] = (await run(() => scripts.counts(...keys(mint), epochKey(mint), known(mint), ''))) as number[];
+      if (Number(code) === -4) return false;
+      checkEpoch(mint, Number(code), epoch);
       return true;
     },
 

@@ -143,6 +143,19 @@ describe('reservations in Redis, lost', () => {
     await expect(b.counts(mint)).rejects.toBeInstanceOf(ReservationCountsLost);
     expect(await a.hasCounts(mint)).toBe(false);
   });
+
+  it('counts written under another server run (a restart from a snapshot, a promoted replica) are lost', async () => {
+    const [a, b] = [await redisStore(), await redisStore()];
+    const mint = await freshMint(a, 'run');
+    expect(await b.counts(mint)).toEqual({ issued: 0, reserved: 0, wallet: 0 });
+    const key = `${prefix}mint:{${mint}}:e`;
+    const [ms] = (await raw.get(key))!.split(':');
+    // The same epoch's time, written by a server of another run id: what a restarted or promoted node holds.
+    await raw.set(key, `${Number(ms) + 1}:0123456789abcdef0123456789abcdef01234567`);
+    await expect(a.counts(mint)).rejects.toBeInstanceOf(ReservationCountsLost);
+    await expect(b.reserve(mint, { id: id(), wallet: 'w', blockhash: 'bh', lastValidBlockHeight: 100, slot: 5, perWallet: 1, supply: 10 })).rejects.toBeInstanceOf(ReservationCountsLost);
+    expect(await b.hasCounts(mint)).toBe(false);
+  });
 });
 
 describe('reservations without Redis', () => {
