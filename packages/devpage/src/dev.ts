@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startGate, loadConfig, createLogger, redactUrl, redactUrlsIn } from '../../../dist/src/embed.js';
 import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER, writeDemoMintSigner } from 'x404-localnet/demo-mint.js';
 import { demoWallet } from 'x404-localnet/fixture.js';
+import { clusterFromSetting, clusterSettingOf } from 'x404-localnet/cluster.js';
 import { startLocalnet } from 'x404-localnet/server.js';
 import { authenticate, memoryStorage } from '../../../dist/src/sdk/index.js';
 import { DEMO_LAUNCH_TRIES, DEMO_POLICIES, writeDemoRules } from './demo.js';
@@ -19,7 +20,9 @@ const RECORDED_CALLS = 2_000;
  * Then it signs a demo wallet in, so the whole flow is visible.
  */
 async function dev(): Promise<void> {
-  const localnet = await startLocalnet({ port: Number(process.env.LOCALNET_PORT ?? 8899), host: '127.0.0.1', recordCalls: RECORDED_CALLS });
+  // A chain whose commitments differ as a cluster's do (LOCALNET_CLUSTER=off: all at once; cluster.ts).
+  const cluster = clusterFromSetting(clusterSettingOf(process.argv.slice(2), process.env));
+  const localnet = await startLocalnet({ port: Number(process.env.LOCALNET_PORT ?? 8899), host: '127.0.0.1', recordCalls: RECORDED_CALLS, cluster });
   const jwtSecret = randomBytes(48).toString('base64url');
   const embeddedChain = process.env.SOLANA_RPC_URL === undefined;
   // Without a POLICIES_FILE of one's own, the demo's: a launch rule over the demo wallets (docs/rules.md).

@@ -6,7 +6,12 @@
  *                                   provider: {calls, httpRequests, refusedCalls, refusedRequests,
  *                                   refusedByReason, refusedByMethod, gzipped}}
  *   POST /__localnet/reset-stats    → {ok:true}
- *   POST /__localnet/fault          {mode, methods?, count?, variant?} → the fault now set
+ *   POST /__localnet/fault          {mode, methods?, count?, forBlocks?, variant?, blocks?, err?} → the
+ *                                   fault now set (faults.ts; forBlocks: it clears itself after that many blocks)
+ *   GET|POST /__localnet/cluster    {confirmedLag?, finalizedLag?, landingBlocks?} → the commitments'
+ *                                   lags and the landing delay now set (cluster.ts); GET reads them
+ *   GET|POST /__localnet/latency    {method: ms, …} → the per-method latency now set (latency.ts);
+ *                                   each POST replaces the table, {} clears it; GET reads it
  *   POST /__localnet/tamper         {kind, addresses? | wallet?, length?, to?} → the tampered-accounts fault
  *                                   now set (tamper.ts); {} or {kind:"none"} clears it
  *   POST /__localnet/provider       {latencyMs?, requestsPerSecond?, profile?} → the provider simulation now set
@@ -30,6 +35,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultInjector, FaultSpec } from './faults.js';
 import type { BlockClock } from './blocks.js';
+import type { ClusterModel } from './cluster.js';
+import type { MethodLatency } from './latency.js';
 import type { NodeLedger } from './ledger.js';
 import type { ProviderSimulation } from './provider.js';
 import type { ProviderLimits } from './provider-limits.js';
@@ -57,6 +64,8 @@ interface AdminContext {
   blocks: BlockClock;
   transactions: TransactionRpc;
   ledger: NodeLedger;
+  cluster: ClusterModel;
+  latency: MethodLatency;
 }
 
 class BadRequest extends Error {}
@@ -113,8 +122,12 @@ function amountField(body: Record<string, unknown>, name: string): string {
 export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx: AdminContext): Promise<void> {
   const route = (req.url ?? '').slice(ADMIN_PREFIX.length).split('?')[0];
   try {
-    if (route === 'stats' && req.method === 'GET') return reply(res, 200, { ...ctx.counters.snapshot(), provider: ctx.providerCounters.snapshot() });
-    if (req.method !== 'POST') return reply(res, 405, { error: 'use POST (GET only for stats)' });
+    if (req.method === 'GET') {
+      if (route === 'stats') return reply(res, 200, { ...ctx.counters.snapshot(), provider: ctx.providerCounters.snapshot() });
+      if (route === 'cluster') return reply(res, 200, ctx.cluster.get());
+      if (route === 'latency') return reply(res, 200, ctx.latency.get());
+    }
+    if (req.method !== 'POST') return reply(res, 405, { error: 'use POST (GET only for stats, cluster and latency)' });
     const body = await readJson(req);
     switch (route) {
       case 'reset-stats':
@@ -136,6 +149,18 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, ctx
           const settings = ctx.provider.set(simulation);
           if (change !== undefined) ctx.profile.set(profile);
           return reply(res, 200, { ...settings, profile });
+        } catch (error) {
+          throw new BadRequest(error instanceof Error ? error.message : String(error));
+        }
+      case 'cluster':
+        try {
+          return reply(res, 200, ctx.cluster.set(body));
+        } catch (error) {
+          throw new BadRequest(error instanceof Error ? error.message : String(error));
+        }
+      case 'latency':
+        try {
+          return reply(res, 200, ctx.latency.set(body));
         } catch (error) {
           throw new BadRequest(error instanceof Error ? error.message : String(error));
         }

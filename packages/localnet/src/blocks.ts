@@ -56,7 +56,9 @@ export class BlockClock {
     blockMs = DEFAULT_BLOCK_MS,
   ) {
     this.height = state.slot - SLOTS_NOT_BLOCKS;
-    this.remember(this.height);
+    // A chain that has been running: the queue holds its last MAX_RECENT_BLOCKHASHES blocks, so a
+    // bank behind the newest one (cluster.ts) has a blockhash from the start.
+    for (let height = this.height - MAX_RECENT_BLOCKHASHES + 1; height <= this.height; height += 1) this.remember(height);
     this.setRate(blockMs);
   }
 
@@ -68,9 +70,13 @@ export class BlockClock {
     return this.rate;
   }
 
-  /** The newest blockhash, and the last block height at which a transaction using it can land. */
-  latest(): { blockhash: string; lastValidBlockHeight: number } {
-    return { blockhash: this.hashes[this.hashes.length - 1]!, lastValidBlockHeight: this.height + MAX_PROCESSING_AGE };
+  /**
+   * The newest blockhash of the bank `lag` blocks behind the newest block (cluster.ts; 0: the
+   * newest), and the last block height at which a transaction using it can land.
+   */
+  latest(lag = 0): { blockhash: string; lastValidBlockHeight: number } {
+    const height = this.height - lag;
+    return { blockhash: this.hashes[this.hashes.length - 1 - lag]!, lastValidBlockHeight: height + MAX_PROCESSING_AGE };
   }
 
   /** Blocks produced since this blockhash's block, or null when the queue does not know it. */
@@ -79,10 +85,14 @@ export class BlockClock {
     return at === undefined ? null : this.height - at;
   }
 
-  /** isBlockhashValid: known and at most MAX_PROCESSING_AGE blocks old (`maxAge` for simulation). */
-  isValid(blockhash: string, maxAge = MAX_PROCESSING_AGE): boolean {
+  /**
+   * isBlockhashValid: known and at most MAX_PROCESSING_AGE blocks old (`maxAge` for simulation), as
+   * of the bank `lag` blocks behind the newest block — which has not seen the blockhashes of the
+   * blocks after it.
+   */
+  isValid(blockhash: string, maxAge = MAX_PROCESSING_AGE, lag = 0): boolean {
     const age = this.ageOf(blockhash);
-    return age !== null && age <= maxAge;
+    return age !== null && age >= lag && age - lag <= maxAge;
   }
 
   lastValidBlockHeight(blockhash: string): number | null {

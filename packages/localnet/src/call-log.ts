@@ -60,6 +60,8 @@ function summarizeTransactionAnswer(method: string, result: unknown): string | n
   switch (method) {
     case 'sendTransaction':
       return typeof result === 'string' ? `sent: ${result}` : null;
+    case 'requestAirdrop':
+      return typeof result === 'string' ? `airdrop: ${result}` : null;
     case 'simulateTransaction': {
       const simulation = value as { err?: unknown; unitsConsumed?: number } | undefined;
       if (!simulation) return null;

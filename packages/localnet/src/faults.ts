@@ -1,7 +1,8 @@
 /**
  * Fault injection for the local chain: lets tests and benchmarks see how the gate behaves when the
  * RPC node misbehaves. Settable in-process (`handle.faults.set`) and over HTTP
- * (`POST /__localnet/fault`) so out-of-process users can use it too.
+ * (`POST /__localnet/fault`) so out-of-process users can use it too. A fault holds until cleared,
+ * for the next `count` matching requests, or for the next `forBlocks` blocks (whichever ends first).
  */
 export type FaultMode = 'none' | 'http500' | 'http429' | 'timeout' | 'malformed' | 'rpc-error' | 'unhealthy' | TransactionFaultMode;
 
@@ -23,6 +24,8 @@ export interface FaultSpec {
   methods?: string[];
   /** Only the next N matching HTTP requests are affected, then back to normal. */
   count?: number;
+  /** The fault clears itself once this many blocks have been produced after it was set. */
+  forBlocks?: number;
   variant?: MalformedVariant;
   /** tx-delayed: blocks between sendTransaction and landing. */
   blocks?: number;
@@ -40,6 +43,11 @@ const TRANSACTION_FAULT_METHODS: Record<TransactionFaultMode, string[]> = {
 export class FaultInjector {
   private spec: FaultSpec = { mode: 'none' };
   private remaining = Infinity;
+  /** The block height at which a `forBlocks` fault clears itself. */
+  private untilHeight = Infinity;
+
+  /** `blockHeight`: the chain's, for `forBlocks` (blocks.ts). */
+  constructor(private readonly blockHeight: () => number = () => 0) {}
 
   set(spec: FaultSpec): void {
     if (!MODES.has(spec.mode)) throw new Error(`unknown fault mode ${String(spec.mode)}`);
@@ -50,17 +58,25 @@ export class FaultInjector {
       throw new Error('fault methods must be an array of strings');
     }
     if (spec.blocks !== undefined && !(Number.isInteger(spec.blocks) && spec.blocks >= 0)) throw new Error('fault blocks must be a non-negative integer');
+    if (spec.forBlocks !== undefined && !(Number.isSafeInteger(spec.forBlocks) && spec.forBlocks >= 0)) throw new Error('fault forBlocks must be a non-negative integer');
     const implied = TRANSACTION_FAULT_METHODS[spec.mode as TransactionFaultMode];
     this.spec = implied && spec.methods === undefined ? { ...spec, methods: implied } : { ...spec };
     this.remaining = spec.count ?? Infinity;
+    this.untilHeight = spec.forBlocks === undefined ? Infinity : this.blockHeight() + spec.forBlocks;
   }
 
   clear(): void {
     this.set({ mode: 'none' });
   }
 
-  current(): FaultSpec & { remaining: number | null } {
-    return { ...this.spec, remaining: Number.isFinite(this.remaining) ? this.remaining : null };
+  /** The fault in force; `remaining`: requests it still hits (null: no count), `blocksLeft`: blocks it still holds for (null: no forBlocks). */
+  current(): FaultSpec & { remaining: number | null; blocksLeft: number | null } {
+    this.expire();
+    return {
+      ...this.spec,
+      remaining: Number.isFinite(this.remaining) ? this.remaining : null,
+      blocksLeft: Number.isFinite(this.untilHeight) ? this.untilHeight - this.blockHeight() : null,
+    };
   }
 
   /**
@@ -68,12 +84,25 @@ export class FaultInjector {
    * up one of its `count`), or null when the request should be served normally.
    */
   take(methods: readonly string[]): FaultSpec | null {
+    this.expire();
     const spec = this.spec;
     if (spec.mode === 'none' || this.remaining <= 0) return null;
     if (spec.methods && !methods.some((m) => spec.methods!.includes(m))) return null;
     this.remaining -= 1;
-    if (this.remaining <= 0) this.spec = { mode: 'none' };
+    if (this.remaining <= 0) {
+      this.spec = { mode: 'none' };
+      this.untilHeight = Infinity;
+    }
     return spec;
+  }
+
+  /** A `forBlocks` fault whose blocks have been produced is over. */
+  private expire(): void {
+    if (this.blockHeight() >= this.untilHeight) {
+      this.spec = { mode: 'none' };
+      this.remaining = Infinity;
+      this.untilHeight = Infinity;
+    }
   }
 
   /** Whether a fault that applies per call (rpc-error, unhealthy, the transaction faults) hits this batch member. */

@@ -6,3 +6,4 @@
 export { startLocalnet, type LocalnetHandle, type LocalnetOptions } from './server.js';
 export { buildDemoState, demoAddress, demoMint, demoWallet, DEMO_MINTS, DEMO_WALLETS, type DemoMintName, type DemoWallet, type DemoWalletName } from './fixture.js';
 export { ChainState } from './state.js';
+export { CLUSTER_LIKE, DEFAULT_CLUSTER, type ClusterSettings } from './cluster.js';

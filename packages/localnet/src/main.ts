@@ -3,11 +3,14 @@
  * (default 127.0.0.1) choose where it listens; LOCALNET_BLOCK_MS how often it produces a block
  * (default 400, 0: only on POST /__localnet/blocks); RPC_LATENCY_MS and RPC_REQUESTS_PER_SECOND simulate a
  * hosted provider's round trip and rate limit (provider.ts), RPC_PROFILE how it limits callers
- * (provider-profile.ts: a preset, e.g. `batches-off` or `per-call-budget,callsPerSecond=150`).
- * Prints the URL and the demo catalogue.
+ * (provider-profile.ts: a preset, e.g. `batches-off` or `per-call-budget,callsPerSecond=150`);
+ * LOCALNET_CLUSTER (or `--cluster=`) how far apart the commitments are (cluster.ts: default
+ * confirmed 2 blocks behind and transactions landing 2 blocks after sending; `off`: all at once;
+ * `confirmedLag=3,landingBlocks=1`). Prints the URL and the demo catalogue.
  */
 import { DEMO_MINTS, DEMO_WALLETS, demoMint, demoWallet, type DemoMintName, type DemoWalletName } from './fixture.js';
 import { DEMO_COLLECTIONS } from './collections/fixture.js';
+import { clusterFromSetting, clusterSettingOf, describeCluster } from './cluster.js';
 import { DEMO_LAUNCH_MINTS, DEMO_MINT_SIGNER } from './demo-mint.js';
 import { providerSettingsFromEnv } from './provider.js';
 import { describeProfile, profileFromEnv } from './provider-profile.js';
@@ -30,10 +33,12 @@ function readBlockMs(): number | undefined {
 
 // Read (and refused when wrong) before listening.
 const profile = profileFromEnv(process.env);
-const handle = await startLocalnet({ port: readPort(), host: process.env.HOST ?? '127.0.0.1', provider: providerSettingsFromEnv(process.env), blockMs: readBlockMs() });
+const cluster = clusterFromSetting(clusterSettingOf(process.argv.slice(2), process.env));
+const handle = await startLocalnet({ port: readPort(), host: process.env.HOST ?? '127.0.0.1', provider: providerSettingsFromEnv(process.env), blockMs: readBlockMs(), cluster });
 handle.profile.set(profile);
 const lines = [`localnet: Solana JSON-RPC on ${handle.url} (admin routes under ${handle.url}/__localnet/)`];
 lines.push(handle.blocks.blockMs > 0 ? `blocks: one every ${handle.blocks.blockMs} ms (a blockhash lives 150 blocks)` : 'blocks: clock stopped (POST /__localnet/blocks {"advance": n})');
+lines.push(describeCluster(handle.cluster.get()));
 const { latencyMs, requestsPerSecond } = handle.provider.current();
 if (latencyMs > 0 || requestsPerSecond > 0) {
   lines.push(`provider simulation: ${latencyMs} ms per answer, ${requestsPerSecond === 0 ? 'no rate limit' : `HTTP 429 above ${requestsPerSecond} requests/s`}`);

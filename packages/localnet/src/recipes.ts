@@ -33,7 +33,7 @@ function u64(value: bigint): Buffer {
 }
 
 /** System Program Transfer: u32 LE 2, then lamports u64 LE. */
-function systemTransferData(lamports: bigint): Buffer {
+export function systemTransferData(lamports: bigint): Buffer {
   const buf = Buffer.alloc(12);
   buf.writeUInt32LE(2, 0);
   buf.writeBigUInt64LE(lamports, 4);

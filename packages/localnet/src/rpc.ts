@@ -5,7 +5,8 @@
 import bs58 from 'bs58';
 import { searchAssets } from './das.js';
 import { renderAccount, parseEncodingOptions, type EncodingOptions } from './encoding.js';
-import { ACCOUNT_TYPE_ACCOUNT, decodeMintDecimals, TOKEN_ACCOUNT_SIZE } from './layouts.js';
+import type { StoredAccount } from './accounts.js';
+import { ACCOUNT_TYPE_ACCOUNT, decodeMintDecimals, decodeTokenAccount, TOKEN_ACCOUNT_SIZE } from './layouts.js';
 import { DEFAULT_LEDGER, type LedgerSettings } from './ledger.js';
 import { isTokenProgram, TOKEN_2022_PROGRAM } from './programs.js';
 import {
@@ -37,6 +38,10 @@ export interface NodeView {
   ledger: Readonly<LedgerSettings>;
   /** The tampered-accounts fault (tamper.ts), applied to every account an answer shows. */
   tamper: AccountTamper | undefined;
+  /** Blocks the bank of a commitment (a request's value) trails `slot` by (cluster.ts). */
+  lagOf(commitment: unknown): number;
+  /** The slot account reads at a commitment answer as of (cluster.ts); null: the newest state. */
+  accountSlotOf(commitment: unknown, slot: number): number | null;
 }
 
 type Handler = (state: ChainState, params: unknown[], node: NodeView) => string;
@@ -50,15 +55,40 @@ export function context(state: ChainState, valueJson: string, slot = state.slot)
  * `minContextSlot` (the methods that take a context config): above the node's slot, -32016 with the
  * node's slot in `data.contextSlot`, as the validator answers (agave `get_bank_with_config`).
  */
-function checkMinContextSlot(config: Record<string, unknown>, node: NodeView): void {
+function checkMinContextSlot(config: Record<string, unknown>, node: NodeView, slot = node.slot): void {
   const minimum = config.minContextSlot;
   if (minimum === undefined || minimum === null) return;
   if (typeof minimum !== 'number' || !Number.isSafeInteger(minimum) || minimum < 0) {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected u64 for minContextSlot.');
   }
-  if (node.ledger.honoursMinContextSlot && minimum > node.slot) {
-    throw new RpcError(RPC_MIN_CONTEXT_SLOT_NOT_REACHED, 'Minimum context slot has not been reached', { contextSlot: node.slot });
+  if (node.ledger.honoursMinContextSlot && minimum > slot) {
+    throw new RpcError(RPC_MIN_CONTEXT_SLOT_NOT_REACHED, 'Minimum context slot has not been reached', { contextSlot: slot });
   }
+}
+
+/** The slot of the bank a request's commitment names (cluster.ts). */
+function bankSlot(config: Record<string, unknown>, node: NodeView): number {
+  return node.slot - node.lagOf(config.commitment);
+}
+
+/** The accounts a read sees: the newest state, or (cluster.ts) the versions its commitment's bank has; `slot` answers as of. */
+interface AccountBank {
+  get(address: string): StoredAccount | undefined;
+  slot: number;
+  /** The bank's slot when it is not the newest state: lists must also consider accounts written since. */
+  olderThanState: number | null;
+}
+
+function accountBank(state: ChainState, config: Record<string, unknown>, node: NodeView): AccountBank {
+  const at = node.accountSlotOf(config.commitment, node.slot);
+  if (at === null) return { get: (address) => state.getAccount(address), slot: node.slot, olderThanState: null };
+  return { get: (address) => state.accountAt(address, at), slot: at, olderThanState: at };
+}
+
+/** `indexed`, plus at an older bank the accounts written since (the indexes follow the newest state). */
+function candidates(state: ChainState, indexed: Iterable<string>, bank: AccountBank): Iterable<string> {
+  if (bank.olderThanState === null) return indexed;
+  return new Set([...indexed, ...state.changedAfter(bank.olderThanState)]);
 }
 
 function requireTransactionHistory(node: NodeView): void {
@@ -114,6 +144,7 @@ export function mintDecimalsLookup(state: ChainState): (mint: string) => number 
 
 function keyedAccountsJson(
   state: ChainState,
+  bank: AccountBank,
   addresses: Iterable<string>,
   options: EncodingOptions,
   dropUnparsed: boolean,
@@ -123,7 +154,7 @@ function keyedAccountsJson(
   const decimals = mintDecimalsLookup(state);
   const parts: string[] = [];
   for (const address of addresses) {
-    const account = state.getAccount(address);
+    const account = bank.get(address);
     if (!account) continue;
     const json = renderAccount(tamper ? tamper.render(state, account, answer) : account, options, decimals, dropUnparsed);
     if (json === null) continue;
@@ -138,9 +169,10 @@ const getAccountInfo: Handler = (state, params, node) => {
   const address = pubkeyParam(params[0]);
   const config = configAt(params, 1);
   const options = parseEncodingOptions(config);
-  checkMinContextSlot(config, node);
-  const account = state.getAccount(address);
-  return context(state, account ? renderAccount(tamper ? tamper.render(state, account) : account, options, mintDecimalsLookup(state))! : 'null', node.slot);
+  const bank = accountBank(state, config, node);
+  checkMinContextSlot(config, node, bank.slot);
+  const account = bank.get(address);
+  return context(state, account ? renderAccount(tamper ? tamper.render(state, account) : account, options, mintDecimalsLookup(state))! : 'null', bank.slot);
 };
 
 const getMultipleAccounts: Handler = (state, params, node) => {
@@ -152,24 +184,27 @@ const getMultipleAccounts: Handler = (state, params, node) => {
   }
   const config = configAt(params, 1);
   const options = parseEncodingOptions(config);
-  checkMinContextSlot(config, node);
+  const bank = accountBank(state, config, node);
+  checkMinContextSlot(config, node, bank.slot);
   const decimals = mintDecimalsLookup(state);
   const values = keys.map((key: unknown) => {
     // A key naming a stored account is valid; only unknown keys need the base58 check (hot path).
-    const account = typeof key === 'string' ? state.getAccount(key) : undefined;
+    const account = typeof key === 'string' ? bank.get(key) : undefined;
     if (!account) {
       pubkeyParam(key);
       return 'null';
     }
     return renderAccount(tamper ? tamper.render(state, account) : account, options, decimals)!;
   });
-  return context(state, `[${values.join(',')}]`, node.slot);
+  return context(state, `[${values.join(',')}]`, bank.slot);
 };
 
 const getBalance: Handler = (state, params, node) => {
   const address = pubkeyParam(params[0]);
-  checkMinContextSlot(configAt(params, 1), node);
-  return context(state, String(state.getAccount(address)?.lamports ?? 0n), node.slot);
+  const config = configAt(params, 1);
+  const bank = accountBank(state, config, node);
+  checkMinContextSlot(config, node, bank.slot);
+  return context(state, String(bank.get(address)?.lamports ?? 0n), bank.slot);
 };
 
 const getTokenAccountsByOwner: Handler = (state, params, node) => {
@@ -196,15 +231,18 @@ const getTokenAccountsByOwner: Handler = (state, params, node) => {
   }
   const config = configAt(params, 2);
   const options = parseEncodingOptions(config);
-  checkMinContextSlot(config, node);
+  const bank = accountBank(state, config, node);
+  checkMinContextSlot(config, node, bank.slot);
   const matching: string[] = [];
-  for (const address of state.tokenAccountsOf(owner)) {
-    const account = state.getAccount(address);
+  for (const address of candidates(state, state.tokenAccountsOf(owner), bank)) {
+    const account = bank.get(address);
     if (!account || account.owner !== programId) continue;
     if (mint !== null && bs58.encode(account.data.subarray(0, 32)) !== mint) continue;
+    // The index follows the newest state: at an older bank the owner field is read from its version.
+    if (bank.olderThanState !== null && decodeTokenAccount(account.data, account.owner === TOKEN_2022_PROGRAM)?.owner !== owner) continue;
     matching.push(address);
   }
-  return context(state, keyedAccountsJson(state, matching, options, true, tamper, mint === null ? 'other' : 'mint-list'), node.slot);
+  return context(state, keyedAccountsJson(state, bank, matching, options, true, tamper, mint === null ? 'other' : 'mint-list'), bank.slot);
 };
 
 interface MemcmpFilter {
@@ -261,14 +299,15 @@ const getProgramAccounts: Handler = (state, params, node) => {
   const programId = pubkeyParam(params[0]);
   const config = configAt(params, 1);
   const options = parseEncodingOptions(config);
-  checkMinContextSlot(config, node);
+  const bank = accountBank(state, config, node);
+  checkMinContextSlot(config, node, bank.slot);
   const { dataSize, memcmps, tokenAccountState } = parseProgramAccountFilters(config.filters);
   // Token accounts filtered by owner (offset 32) come straight from the wallet index.
   const ownerFilter = isTokenProgram(programId) ? memcmps.find((m) => m.offset === 32 && m.bytes.length === 32) : undefined;
-  const candidates = ownerFilter ? state.tokenAccountsOf(bs58.encode(ownerFilter.bytes)) : state.programAccounts(programId);
+  const indexed = ownerFilter ? state.tokenAccountsOf(bs58.encode(ownerFilter.bytes)) : state.programAccounts(programId);
   const matching: string[] = [];
-  for (const address of candidates) {
-    const account = state.getAccount(address);
+  for (const address of candidates(state, indexed, bank)) {
+    const account = bank.get(address);
     if (!account || account.owner !== programId) continue;
     const data = account.data;
     if (dataSize !== null && data.length !== dataSize) continue;
@@ -276,8 +315,8 @@ const getProgramAccounts: Handler = (state, params, node) => {
     if (!memcmps.every((m) => m.offset + m.bytes.length <= data.length && data.compare(m.bytes, 0, m.bytes.length, m.offset, m.offset + m.bytes.length) === 0)) continue;
     matching.push(address);
   }
-  const list = keyedAccountsJson(state, matching, options, false, tamper);
-  return config.withContext === true ? context(state, list, node.slot) : list;
+  const list = keyedAccountsJson(state, bank, matching, options, false, tamper);
+  return config.withContext === true ? context(state, list, bank.slot) : list;
 };
 
 /** The node reports memos as "[byte length] text". */
@@ -295,18 +334,21 @@ const getSignaturesForAddress: Handler = (state, params, node) => {
   const config = configAt(params, 1);
   requireTransactionHistory(node);
   rejectProcessedForHistory(config);
-  checkMinContextSlot(config, node);
+  // History as of the commitment's bank: what it has not reached is not there yet.
+  const newestSlot = bankSlot(config, node);
+  const finalizedSlot = node.slot - node.lagOf('finalized');
+  checkMinContextSlot(config, node, newestSlot);
   const limit = config.limit ?? MAX_SIGNATURES_LIMIT;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SIGNATURES_LIMIT) {
     throw new RpcError(RPC_INVALID_PARAMS, `Invalid limit; max ${MAX_SIGNATURES_LIMIT}`);
   }
   const before = config.before === undefined || config.before === null ? undefined : signatureParam(config.before);
   const until = config.until === undefined || config.until === null ? undefined : signatureParam(config.until);
-  const page = state.signaturesFor(address, { limit, before, until, newestSlot: node.slot, oldestSlot: node.ledger.firstAvailableBlock });
+  const page = state.signaturesFor(address, { limit, before, until, newestSlot, oldestSlot: node.ledger.firstAvailableBlock });
   return JSON.stringify(
     page.map((tx) => ({
       blockTime: node.ledger.blockTimes ? tx.blockTime : null,
-      confirmationStatus: 'finalized',
+      confirmationStatus: tx.slot <= finalizedSlot ? 'finalized' : 'confirmed',
       err: tx.err,
       memo: tx.formattedMemo ?? formatMemo(tx.memo),
       signature: tx.signature,
@@ -330,7 +372,7 @@ const getTransaction: Handler = (state, params, node) => {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: maxSupportedTransactionVersion must be an integer 0..255.');
   }
   const tx = state.getTransaction(signature);
-  if (!tx || !served(tx.slot, node)) return 'null';
+  if (!tx || !served(tx.slot, { ...node, slot: bankSlot(config, node) })) return 'null';
   const versionAware = typeof maxVersion === 'number';
   if (tx.version === 0 && !versionAware) {
     throw new RpcError(
@@ -348,8 +390,10 @@ const getTransaction: Handler = (state, params, node) => {
 };
 
 const getSlot: Handler = (_state, params, node) => {
-  checkMinContextSlot(configAt(params, 0), node);
-  return String(node.slot);
+  const config = configAt(params, 0);
+  const slot = bankSlot(config, node);
+  checkMinContextSlot(config, node, slot);
+  return String(slot);
 };
 
 /** The oldest block this node keeps (agave: the blockstore's, or long-term storage's if lower). */
@@ -387,6 +431,7 @@ export function callMethod(
   params: unknown,
   ledger: { view: Readonly<LedgerSettings>; slotFor(chainSlot: number, method: string): number } = FULL_LEDGER,
   tamper?: AccountTamper,
+  cluster?: Pick<NodeView, 'lagOf' | 'accountSlotOf'>,
 ): string {
   // The DAS API (named parameters) on the same endpoint, as DAS providers serve it.
   if (method === 'searchAssets') return searchAssets(state, params);
@@ -395,7 +440,9 @@ export function callMethod(
   if (params !== undefined && params !== null && !Array.isArray(params)) {
     throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: expected an array.');
   }
-  return handler(state, (params as unknown[] | undefined) ?? [], { slot: ledger.slotFor(state.slot, method), ledger: ledger.view, tamper });
+  return handler(state, (params as unknown[] | undefined) ?? [], { slot: ledger.slotFor(state.slot, method), ledger: ledger.view, tamper, lagOf: cluster?.lagOf ?? NO_LAG, accountSlotOf: cluster?.accountSlotOf ?? NEWEST_STATE });
 }
 
 const FULL_LEDGER = { view: DEFAULT_LEDGER, slotFor: (chainSlot: number) => chainSlot };
+const NO_LAG = (): number => 0;
+const NEWEST_STATE = (): null => null;

@@ -11,7 +11,9 @@ import { gzip } from 'node:zlib';
 import { handleAdmin, ADMIN_PREFIX } from './admin.js';
 import { BlockClock, DEFAULT_BLOCK_MS } from './blocks.js';
 import { CallLog, summarizeAnswer, type RecordedCall } from './call-log.js';
+import { ClusterModel, type ClusterSettings } from './cluster.js';
 import { FaultInjector, type FaultSpec } from './faults.js';
+import { MethodLatency } from './latency.js';
 import { NodeLedger, type LedgerSettings } from './ledger.js';
 import { ProviderSimulation, type ProviderSettings } from './provider.js';
 import { ProviderLimits, type Admission } from './provider-limits.js';
@@ -43,6 +45,10 @@ export interface LocalnetHandle {
   transactions: TransactionRpc;
   /** What part of the ledger this node serves: lag, first available block, history, block times (ledger.ts). */
   ledger: NodeLedger;
+  /** How far apart the commitments are and when sent transactions land (cluster.ts): `set(partial)`, `get()`. */
+  cluster: ClusterModel;
+  /** Milliseconds added before answering a request calling a method (latency.ts): `set({method: ms})`, `{}` clears. */
+  latency: MethodLatency;
   /** Calls counted per method, batch members counted individually; `provider`: what the profile refused. Admin routes are not counted. */
   stats(): CounterSnapshot & { provider: ProviderCounterSnapshot };
   resetStats(): void;
@@ -68,6 +74,10 @@ export interface LocalnetOptions {
   blockMs?: number;
   /** What part of the ledger it serves (ledger.ts); default all of it, at the chain's slot. */
   ledger?: Partial<LedgerSettings>;
+  /** How far apart the commitments are and when sent transactions land (cluster.ts); default all-zero lags, finality at 32 blocks. */
+  cluster?: Partial<ClusterSettings>;
+  /** Per-method latency in ms (latency.ts); default none. */
+  latency?: Record<string, number>;
 }
 
 /** The validator's JSON-RPC body limit. */
@@ -177,7 +187,15 @@ function parseRequest(raw: unknown): RpcRequest | RpcError {
 }
 
 /** Runs one parsed member of a request, applying a per-call fault (rpc-error, unhealthy, transaction faults) if it hits. */
-function answer(state: ChainState, transactions: TransactionRpc, request: RpcRequest | RpcError, fault: FaultSpec | null, ledger: NodeLedger, tamper: AccountTamper): string {
+function answer(
+  state: ChainState,
+  transactions: TransactionRpc,
+  request: RpcRequest | RpcError,
+  fault: FaultSpec | null,
+  ledger: NodeLedger,
+  tamper: AccountTamper,
+  cluster: ClusterModel,
+): string {
   if (request instanceof RpcError) return errorJson(null, request.toJson());
   if (fault && FaultInjector.hits(fault, request.method)) {
     if (fault.mode === 'rpc-error') {
@@ -195,7 +213,7 @@ function answer(state: ChainState, transactions: TransactionRpc, request: RpcReq
     // Reads never reach the transaction methods (nor load LiteSVM).
     const result = transactions.handles(request.method)
       ? transactions.call(request.method, request.params, fault && FaultInjector.hits(fault, request.method) ? fault : null)
-      : callMethod(state, request.method, request.params, ledger, tamper);
+      : callMethod(state, request.method, request.params, ledger, tamper, cluster);
     if (fault?.mode === 'malformed' && fault.variant === 'no-value') return withoutValue(request.id, result);
     return `{"jsonrpc":"2.0","result":${result},"id":${JSON.stringify(request.id)}}`;
   } catch (error) {
@@ -215,7 +233,9 @@ function withoutValue(id: unknown, resultJson: string): string {
 
 export async function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHandle> {
   const state = options.state ?? buildDemoState(options.now === undefined ? {} : { now: options.now });
-  const faults = new FaultInjector();
+  const cluster = new ClusterModel(options.cluster);
+  const latency = new MethodLatency();
+  if (options.latency) latency.set(options.latency);
   const tamper = new AccountTamper();
   const counters = new Counters();
   const provider = new ProviderSimulation(options.provider);
@@ -225,7 +245,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   if (options.ledger) ledger.set(options.ledger);
   const callLog = options.recordCalls ? new CallLog(options.recordCalls) : undefined;
   const blocks = new BlockClock(state, options.blockMs ?? DEFAULT_BLOCK_MS);
-  const transactions = new TransactionRpc(state, blocks, new TransactionExecutor(state, () => blocks.blockTime()));
+  const faults = new FaultInjector(() => blocks.blockHeight);
+  const transactions = new TransactionRpc(state, blocks, new TransactionExecutor(state, () => blocks.blockTime()), cluster);
   /** Responses held open by the `timeout` fault, ended on close. */
   const held = new Set<ServerResponse>();
 
@@ -252,7 +273,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     providerCounters.countRequest(methods.length);
     // Every answer below comes after the provider's latency (and an unindexed scan's time); requests over its rate get 429.
     const gzipAsked = profile.current().gzip && acceptsGzip(req.headers['accept-encoding']);
-    let extraDelayMs = 0;
+    let extraDelayMs = latency.delayFor(methods);
     const send = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void =>
       provider.answer(() => {
         if (res.destroyed) return;
@@ -284,7 +305,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     }
     const refusals = admission?.refusals;
     if (refusals) {
-      extraDelayMs = admission.delayMs;
+      extraDelayMs += admission.delayMs;
       members.forEach((member, index) => {
         const refusal = refusals[index];
         if (refusal && !(member instanceof RpcError)) providerCounters.countRefusedCall(member.method, refusal.reason);
@@ -307,7 +328,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     }
     const answers = members.map((member, index) => {
       const refusal = refusals?.[index];
-      return refusal && !(member instanceof RpcError) ? errorJson(member.id, refusal.error) : answer(state, transactions, member, fault, ledger, tamper);
+      return refusal && !(member instanceof RpcError) ? errorJson(member.id, refusal.error) : answer(state, transactions, member, fault, ledger, tamper, cluster);
     });
     counters.countAnswers(members.map((member) => (member instanceof RpcError ? undefined : member.method)), answers);
     record((member, index) => (fault?.mode === 'malformed' ? 'a malformed reply (fault)' : summarizeAnswer(member.method, answers[index]!)));
@@ -322,7 +343,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     const isAdmin = url.startsWith(ADMIN_PREFIX);
     if (!isAdmin && req.headers.origin !== undefined) res.setHeader('access-control-allow-origin', '*');
     const work = isAdmin
-      ? handleAdmin(req, res, { state, faults, tamper, counters, provider, profile, providerCounters, blocks, transactions, ledger })
+      ? handleAdmin(req, res, { state, faults, tamper, counters, provider, profile, providerCounters, blocks, transactions, ledger, cluster, latency })
       : req.method === 'OPTIONS'
         ? Promise.resolve(answerPreflight(req, res))
         : req.method === 'GET' && url === '/health'
@@ -368,6 +389,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     blocks,
     transactions,
     ledger,
+    cluster,
+    latency,
     stats: () => ({ ...counters.snapshot(), provider: providerCounters.snapshot() }),
     resetStats: () => {
       counters.reset();

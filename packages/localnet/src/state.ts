@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
 import { rentExemptLamports, StoredAccount, type AccountInput } from './accounts.js';
+import { AccountVersions } from './account-versions.js';
 import {
   decodeTokenAccount,
   encodeKaminoObligation,
@@ -143,6 +144,10 @@ export class ChainState {
   readonly now: number;
   slot: number;
   private readonly accounts = new Map<string, StoredAccount>();
+  /** Versions replaced by landed transactions, for the banks behind the newest block (account-versions.ts). */
+  private readonly versions = new AccountVersions();
+  /** The slot of the transaction landing now (landing()), null for any other write. */
+  private landingSlot: number | null = null;
   /** program id → addresses of accounts it owns (getProgramAccounts). */
   private readonly byProgram = new Map<string, Set<string>>();
   /** wallet → its token accounts of both programs (getTokenAccountsByOwner). */
@@ -171,9 +176,43 @@ export class ChainState {
     return this.accounts.get(address);
   }
 
+  /**
+   * The account as the bank at `slot` has it (cluster.ts): as before a transaction landed after
+   * `slot`, for as long as versions are kept (`pruneVersions`).
+   */
+  accountAt(address: string, slot: number): StoredAccount | undefined {
+    return this.versions.at(address, slot, this.accounts.get(address));
+  }
+
+  /** Addresses a transaction landed after `slot` has written (list reads at an older bank consider them too). */
+  changedAfter(slot: number): string[] {
+    return this.versions.changedAfter(slot);
+  }
+
+  /** Runs `write` as the landing of a transaction in `slot`: the versions it replaces are kept. */
+  landing<T>(slot: number, write: () => T): T {
+    this.landingSlot = slot;
+    try {
+      return write();
+    } finally {
+      this.landingSlot = null;
+    }
+  }
+
+  /** Forgets the versions replaced at or before `slot`: no bank is that far behind. */
+  pruneVersions(slot: number): void {
+    this.versions.prune(slot);
+  }
+
+  private noteWrite(address: string, previous: StoredAccount | undefined): void {
+    if (this.landingSlot === null) this.versions.forget(address);
+    else this.versions.record(address, previous, this.landingSlot);
+  }
+
   /** Creates or replaces an account; keeps every index in step with the bytes. */
   setAccount(address: string, input: AccountInput): void {
     const previous = this.accounts.get(address);
+    this.noteWrite(address, previous);
     if (previous) this.byProgram.get(previous.owner)?.delete(address);
     this.unindexTokenAccount(address);
 
@@ -197,6 +236,7 @@ export class ChainState {
   deleteAccount(address: string): void {
     const previous = this.accounts.get(address);
     if (!previous) return;
+    this.noteWrite(address, previous);
     this.byProgram.get(previous.owner)?.delete(address);
     this.unindexTokenAccount(address);
     this.accounts.delete(address);

@@ -8,29 +8,37 @@
  *   verify every signature (-32003 "Transaction signature verification failure", by the runtime's
  *   own strict check) and simulate
  *   (-32002 "Transaction simulation failed: …" with the simulation result as `data`); answer the
- *   first signature. The transaction then lands at the current slot — as the leader would take
- *   it: a blockhash older than 150 blocks, a signature that does not verify, a transaction already
- *   processed or a fee payer that cannot pay, and it is dropped without a word, as on a real cluster.
+ *   first signature. The transaction then lands at the current slot, or `landingBlocks` blocks
+ *   later (cluster.ts) — as the leader would take it: a blockhash older than 150 blocks, a
+ *   signature that does not verify, a transaction already processed or a fee payer that cannot
+ *   pay, and it is dropped without a word, as on a real cluster.
  *   A transaction whose instruction fails lands too, failed, its fee paid.
  * - simulateTransaction: `value { err, logs, accounts, unitsConsumed, loadedAccountsDataSize,
  *   returnData, innerInstructions, replacementBlockhash, fee, preBalances, postBalances,
  *   preTokenBalances, postTokenBalances, loadedAddresses }`; `sigVerify` (default false),
  *   `replaceRecentBlockhash` (not with sigVerify), `accounts {addresses, encoding}`.
  * - getSignatureStatuses: at most 256 signatures; without `searchTransactionHistory` only the
- *   status cache (transactions landed in the last 300 slots), with it also finalized history.
- *   `confirmations` counts blocks since landing, null once finalized (32 blocks);
- *   `confirmationStatus` processed (same block), confirmed (≥ 1 block), finalized.
+ *   status cache (transactions landed in the last 300 slots), with it also older history.
+ *   `confirmationStatus` processed until the confirmed bank reaches the landing block (one block
+ *   at the soonest), then confirmed, then finalized (`finalizedLag`, 32 blocks by default);
+ *   `confirmations` 0 while processed, counting from 1 once confirmed, null once finalized.
+ * - requestAirdrop: the faucet's transfer (faucet.ts), landing as a sent transaction does.
+ *
+ * Blockhashes, block height and minContextSlot are answered as of the requested commitment's
+ * bank (cluster.ts); simulation and preflight run against the newest block whatever the commitment.
  *
  * Faults (faults.ts): tx-dropped, tx-delayed, simulate-failure.
  */
 import bs58 from 'bs58';
 import { StoredAccount } from './accounts.js';
-import { FINALITY_DEPTH, MAX_PROCESSING_AGE, MAX_RECENT_BLOCKHASHES, MAX_SIMULATION_AGE, type BlockClock } from './blocks.js';
+import { MAX_PROCESSING_AGE, MAX_RECENT_BLOCKHASHES, MAX_SIMULATION_AGE, type BlockClock } from './blocks.js';
+import { MAX_CLUSTER_LAG, type ClusterModel } from './cluster.js';
 import { parseEncodingOptions, renderAccount } from './encoding.js';
 import type { AccountSnapshot, Execution, TransactionExecutor } from './executor.js';
 import type { FaultSpec } from './faults.js';
 import { transactionFee } from './fees.js';
 import { landedTransaction } from './landed-transaction.js';
+import { Faucet, type Airdrop } from './faucet.js';
 import { configAt, context, mintDecimalsLookup, signatureParam } from './rpc.js';
 import {
   RpcError,
@@ -52,6 +60,7 @@ export const TRANSACTION_METHODS: ReadonlySet<string> = new Set([
   'getBlockHeight',
   'getFeeForMessage',
   'getMinimumBalanceForRentExemption',
+  'requestAirdrop',
 ]);
 
 /** MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS. */
@@ -83,10 +92,8 @@ export interface TransactionCounts {
   pending: number;
 }
 
-interface Pending {
-  tx: WireTransaction;
-  atHeight: number;
-}
+/** A transaction waiting for its landing block: one sent, or the faucet's transfer of an airdrop. */
+type Pending = { atHeight: number } & ({ tx: WireTransaction } | { airdrop: Airdrop });
 
 export class TransactionRpc {
   /** Signatures this chain executed → the slot they landed in (the status cache's window is measured from it). */
@@ -98,8 +105,14 @@ export class TransactionRpc {
     private readonly state: ChainState,
     private readonly blocks: BlockClock,
     private readonly executor: TransactionExecutor,
+    private readonly cluster: ClusterModel,
+    private readonly faucet = new Faucet(state, () => blocks.blockTime()),
   ) {
-    blocks.onBlock((height) => this.deliverDue(height));
+    blocks.onBlock((height) => {
+      // No bank trails by more than MAX_CLUSTER_LAG: older account versions are no longer read.
+      state.pruneVersions(state.slot - MAX_CLUSTER_LAG);
+      this.deliverDue(height);
+    });
   }
 
   handles(method: string): boolean {
@@ -122,17 +135,17 @@ export class TransactionRpc {
     }
     const list = (params as unknown[] | undefined) ?? [];
     switch (method) {
-      case 'getLatestBlockhash':
-        this.contextConfig(configAt(list, 0));
-        return context(this.state, JSON.stringify(this.blocks.latest()));
+      case 'getLatestBlockhash': {
+        const lag = this.contextConfig(configAt(list, 0));
+        return context(this.state, JSON.stringify(this.blocks.latest(lag)), this.state.slot - lag);
+      }
       case 'isBlockhashValid': {
         const blockhash = hashParam(list[0]);
-        this.contextConfig(configAt(list, 1));
-        return context(this.state, String(this.blocks.isValid(blockhash)));
+        const lag = this.contextConfig(configAt(list, 1));
+        return context(this.state, String(this.blocks.isValid(blockhash, MAX_PROCESSING_AGE, lag)), this.state.slot - lag);
       }
       case 'getBlockHeight':
-        this.contextConfig(configAt(list, 0));
-        return String(this.blocks.blockHeight);
+        return String(this.blocks.blockHeight - this.contextConfig(configAt(list, 0)));
       case 'getMinimumBalanceForRentExemption':
         return String(this.minimumBalance(list));
       case 'getFeeForMessage':
@@ -143,6 +156,8 @@ export class TransactionRpc {
         return this.simulateTransaction(list, fault?.mode === 'simulate-failure' ? fault : null);
       case 'sendTransaction':
         return this.sendTransaction(list, fault);
+      case 'requestAirdrop':
+        return this.requestAirdrop(list);
       default:
         throw new RpcError(-32601, 'Method not found');
     }
@@ -150,20 +165,27 @@ export class TransactionRpc {
 
   // ---- reading parameters
 
-  /** commitment and minContextSlot, as every context-taking method reads them. */
-  private contextConfig(config: Record<string, unknown>, commitmentField = 'commitment'): void {
+  /**
+   * commitment and minContextSlot, as every context-taking method reads them. Returns how many
+   * blocks the commitment's bank trails the newest block by (cluster.ts); minContextSlot is
+   * checked against that bank's slot, as agave's `get_bank_with_config` does.
+   */
+  private contextConfig(config: Record<string, unknown>, commitmentField = 'commitment'): number {
     const commitment = config[commitmentField];
     if (commitment !== undefined && commitment !== null && !COMMITMENTS.has(commitment)) {
       throw new RpcError(RPC_INVALID_PARAMS, `Invalid params: unknown variant \`${String(commitment)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\`.`);
     }
+    const lag = this.cluster.lagOf(commitment);
     const minContextSlot = config.minContextSlot;
-    if (minContextSlot === undefined || minContextSlot === null) return;
+    if (minContextSlot === undefined || minContextSlot === null) return lag;
     if (typeof minContextSlot !== 'number' || !Number.isSafeInteger(minContextSlot) || minContextSlot < 0) {
       throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected u64.');
     }
-    if (this.state.slot < minContextSlot) {
-      throw new RpcError(RPC_MIN_CONTEXT_SLOT_NOT_REACHED, 'Minimum context slot has not been reached', { contextSlot: this.state.slot });
+    const bankSlot = this.state.slot - lag;
+    if (bankSlot < minContextSlot) {
+      throw new RpcError(RPC_MIN_CONTEXT_SLOT_NOT_REACHED, 'Minimum context slot has not been reached', { contextSlot: bankSlot });
     }
+    return lag;
   }
 
   private decodeTransaction(data: unknown, config: Record<string, unknown>): WireTransaction {
@@ -221,17 +243,21 @@ export class TransactionRpc {
     const config = configAt(list, 1);
     const searchHistory = config.searchTransactionHistory === true;
     const slot = this.state.slot;
+    const depths = this.cluster.statusDepths();
     const statuses = checked.map((signature) => {
       const tx = this.state.getTransaction(signature);
       if (!tx) return null;
       const landedAt = this.executed.get(signature);
       const inStatusCache = landedAt !== undefined && slot - landedAt <= MAX_RECENT_BLOCKHASHES;
       const depth = slot - tx.slot;
-      const finalized = depth >= FINALITY_DEPTH;
-      if (!inStatusCache && !(searchHistory && finalized)) return null;
+      const finalized = depth >= depths.finalized;
+      const confirmed = depth >= depths.confirmed;
+      // The history (blockstore) holds what the confirmed bank has reached.
+      if (!inStatusCache && !(searchHistory && confirmed)) return null;
       return {
-        confirmationStatus: finalized ? 'finalized' : depth >= 1 ? 'confirmed' : 'processed',
-        confirmations: finalized ? null : depth,
+        confirmationStatus: finalized ? 'finalized' : confirmed ? 'confirmed' : 'processed',
+        // Votes counted on the block since the confirmed bank reached it; none before.
+        confirmations: finalized ? null : confirmed ? depth - depths.confirmed + 1 : 0,
         err: tx.err,
         slot: tx.slot,
         status: tx.err === null ? { Ok: null } : { Err: tx.err },
@@ -287,12 +313,33 @@ export class TransactionRpc {
     const signature = bs58.encode(tx.signatures[0]!);
     if (fault?.mode === 'tx-dropped') {
       this.droppedCount += 1;
-    } else if (fault?.mode === 'tx-delayed') {
-      this.pending.push({ tx, atHeight: this.blocks.blockHeight + (fault.blocks ?? DEFAULT_DELAY_BLOCKS) });
     } else {
-      this.land(tx);
+      const delay = fault?.mode === 'tx-delayed' ? (fault.blocks ?? DEFAULT_DELAY_BLOCKS) : this.cluster.landingBlocks;
+      if (delay > 0) this.pending.push({ tx, atHeight: this.blocks.blockHeight + delay });
+      else this.land(tx);
     }
     return JSON.stringify(signature);
+  }
+
+  /**
+   * requestAirdrop(address, lamports, config?): the faucet's transfer, landing as a sent
+   * transaction does (now, or `landingBlocks` later); the balance is credited when it lands.
+   * Parameters refused as agave's `request_airdrop` refuses them (-32602).
+   */
+  private requestAirdrop(list: unknown[]): string {
+    const to = addressParam(list[0]);
+    const lamports = list[1];
+    if (typeof lamports !== 'number' || !Number.isSafeInteger(lamports) || lamports < 0) {
+      throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected u64.');
+    }
+    const config = configAt(list, 2);
+    this.contextConfig(config);
+    if (config.recentBlockhash !== undefined && config.recentBlockhash !== null) hashParam(config.recentBlockhash);
+    const airdrop = this.faucet.reserve(to, lamports);
+    const delay = this.cluster.landingBlocks;
+    if (delay > 0) this.pending.push({ airdrop, atHeight: this.blocks.blockHeight + delay });
+    else this.landAirdrop(airdrop);
+    return JSON.stringify(airdrop.signature);
   }
 
   // ---- execution
@@ -335,7 +382,7 @@ export class TransactionRpc {
       this.droppedCount += 1;
       return;
     }
-    const run = this.executor.execute(tx);
+    const run = this.state.landing(this.state.slot, () => this.executor.execute(tx));
     if (!run.processed) {
       this.droppedCount += 1;
       return;
@@ -347,11 +394,19 @@ export class TransactionRpc {
     this.executed.set(stored.signature, slot);
   }
 
+  private landAirdrop(airdrop: Airdrop): void {
+    this.state.landing(this.state.slot, () => this.faucet.land(airdrop, this.state.slot));
+    this.executed.set(airdrop.signature, this.state.slot);
+  }
+
   private deliverDue(height: number): void {
     if (this.pending.length === 0) return;
     const due = this.pending.filter((p) => p.atHeight <= height);
     this.pending = this.pending.filter((p) => p.atHeight > height);
-    for (const { tx } of due) this.land(tx);
+    for (const entry of due) {
+      if ('tx' in entry) this.land(entry.tx);
+      else this.landAirdrop(entry.airdrop);
+    }
   }
 
   private renderSimulated(address: string, run: Execution, encoding: 'base64' | 'base64+zstd' | 'jsonParsed'): string | null {
@@ -478,6 +533,19 @@ function decodeWire(data: unknown, encodingParam: unknown, typeName: string): Bu
     throw new RpcError(RPC_INVALID_PARAMS, `decoded ${typeName} too large: ${bytes.length} bytes (max: ${MAX_TRANSACTION_BYTES} bytes)`);
   }
   return bytes;
+}
+
+/** An address parameter (verify_pubkey): "Invalid param: Invalid" / "WrongSize" as the node says it. */
+function addressParam(value: unknown): string {
+  if (typeof value !== 'string') throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected a string.');
+  let bytes: Uint8Array;
+  try {
+    bytes = bs58.decode(value);
+  } catch {
+    throw new RpcError(RPC_INVALID_PARAMS, 'Invalid param: Invalid');
+  }
+  if (bytes.length !== 32) throw new RpcError(RPC_INVALID_PARAMS, 'Invalid param: WrongSize');
+  return value;
 }
 
 /** A blockhash parameter (Hash::from_str). */
