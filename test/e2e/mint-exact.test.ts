@@ -11,7 +11,8 @@ import { localnetAdmin, rpcCall } from '../helpers/token-transactions.js';
 /**
  * Issue 32: exactly `per_wallet` per wallet and never past `supply`, on-chain, when things go
  * wrong — a restart without Redis, a gate down past the status cache, a Redis flush, status reads
- * failing, junk keys racing for the last items. Each test reads the chain (token balances per
+ * failing, junk keys racing for the last items — on a local chain behaving as a cluster (confirmed
+ * 2 blocks behind, landings 2 blocks after the send). Each test reads the chain (token balances per
  * wallet, the mint's supply) for its verdict, not only the gate's answers.
  */
 async function balance(localnetUrl: string, owner: PublicKey, mint: PublicKey): Promise<bigint> {
@@ -26,6 +27,12 @@ async function mintFor(launch: MintLaunch, gateUrl: string, name: string, wallet
   return postMint(gateUrl, name, bytes);
 }
 
+/** The chain behaves as a cluster: its confirmed bank 2 blocks behind, a sent transaction landing 2 blocks later. */
+async function asCluster(localnetUrl: string): Promise<void> {
+  const res = await fetch(`${localnetUrl}/__localnet/cluster`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ confirmedLag: 2, landingBlocks: 2 }) });
+  expect(res.status).toBe(200);
+}
+
 const tokenMint = (name: string, fields: Record<string, unknown>) => (m: Record<string, PublicKey>) => ({ rule: 'launch', signer: 'signer.json', program: 'spl-token', mint: m[name]!.toBase58(), amount: '1', ...fields });
 
 describe('without Redis: a restart rebuilds the counts from the chain', () => {
@@ -35,6 +42,7 @@ describe('without Redis: a restart rebuilds the counts from the chain', () => {
       tokens: { few: 'token', many: 'token' },
       mints: (m) => ({ few: tokenMint('few', { supply: 2 })(m), many: tokenMint('many', { supply: 100 })(m) }),
     });
+    await asCluster(launch.localnet.url);
   }, 120_000);
   afterAll(async () => {
     await launch?.stop();
@@ -75,16 +83,17 @@ describe('without Redis: a restart rebuilds the counts from the chain', () => {
 
   it('status reads failing for 310 blocks, then recovering: the mint that landed meanwhile is issued, not released', async () => {
     const wallet = await fundedWallet(launch.localnet.url);
-    await localnetAdmin(launch.localnet.url, 'fault', { mode: 'http500', methods: ['getSignatureStatuses'] });
-    try {
-      const reply = await mintFor(launch, launch.gates[0]!.url, 'many', wallet);
-      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-      // Landed, then buried past the status cache (300 slots) and past its blockhash's life.
-      await advanceBlocks(launch.localnet.url, 310);
-      await eventually('the tracker to have met the failing reads', async () => launch.gates[0]!.output().includes('the tracker could not read the chain'), 20_000);
-    } finally {
-      await localnetAdmin(launch.localnet.url, 'fault', { mode: 'none' });
-    }
+    await localnetAdmin(launch.localnet.url, 'fault', { mode: 'http500', methods: ['getSignatureStatuses'], forBlocks: 310 });
+    const reply = await mintFor(launch, launch.gates[0]!.url, 'many', wallet);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    await eventually('the tracker to meet the failing reads', async () => launch.gates[0]!.output().includes('the tracker could not read the chain'), 20_000);
+    // It lands (2 blocks after the send) and is confirmed: read from history, the statuses failing.
+    await eventually('the mint to land', async () => {
+      await advanceBlocks(launch.localnet.url, 1);
+      return (await rpcCall(launch.localnet.url, 'getTransaction', [reply.body.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }])).result !== null;
+    });
+    // 310 blocks: buried past the status cache (300 slots) and its blockhash's life; the status reads recover.
+    await advanceBlocks(launch.localnet.url, 310);
     await eventually('the tracker to settle it', async () => (await getMint(launch.gates[0]!.url, 'many')).body.reserved === 0, 20_000);
     expect((await mintFor(launch, launch.gates[0]!.url, 'many', wallet, 100_002)).body.error).toBe('MINT_LIMIT_REACHED');
     expect(await balance(launch.localnet.url, wallet.publicKey, launch.mints.many!)).toBe(1n);
@@ -122,6 +131,7 @@ describe('with Redis: the counts outlive the gate, and a lost store is rebuilt f
     redis = await startPrivateRedis();
     env = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: `x404test:exact:${randomBytes(4).toString('hex')}:` };
     launch = await startMintLaunch({ tokens: { drop: 'token' }, mints: (m) => ({ drop: tokenMint('drop', { supply: 50 })(m) }), env });
+    await asCluster(launch.localnet.url);
   }, 120_000);
   afterAll(async () => {
     await launch?.stop();
