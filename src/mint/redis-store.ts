@@ -169,7 +169,11 @@ export function createRedisReservationStore(redis: RedisClient, options: { keyPr
     },
 
     async claimRecount(mint, owner, ttlMs) {
-      return (await run(() => redis.set(claimKey(mint), owner, 'PX', ttlMs, 'NX'))) === 'OK';
+      if ((await run(() => redis.set(claimKey(mint), owner, 'PX', ttlMs, 'NX'))) === 'OK') return true;
+      // Its own claim, from a rebuild that failed: it tries again rather than waiting the claim out.
+      if ((await run(() => redis.get(claimKey(mint)))) !== owner) return false;
+      await run(() => redis.pexpire(claimKey(mint), ttlMs));
+      return true;
     },
 
     async install(mint, counts, owner) {
