@@ -209,7 +209,7 @@ async function sendPrepared(ctx: BenchContext, target: BudgetTarget, logins: Rec
   return { statusCounts: load.statusCounts, errorCodes, responses: load.responses };
 }
 
-function machineLine(): string {
+export function machineLine(): string {
   let cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
   try {
     cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpu;

@@ -114,6 +114,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
       rpcError: (method, kind) => metrics.countRpcError(method, kind),
       rpcHedge: (outcome) => metrics.countRpcHedge(outcome),
       accountsBatch: (keys) => metrics.observeMultipleAccountsBatch(keys),
+      callBudget: (perSecond) => metrics.setRpcCallBudget(perSecond),
     },
   });
   const deps: GateDependencies = {

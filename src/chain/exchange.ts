@@ -89,6 +89,7 @@ export function sendExchange(
     if (left <= 0) return { kind: 'failed', reason: NO_TIME_TO_RETRY, permanent: false, retryAfterMs: 0, blame: 'none' };
     stats.httpRequests++;
     endpoint.learnedBudget.sent(members.length);
+    observer.callBudget?.(endpoint.budgetInForce()?.perSecond ?? 0);
     for (const member of members) {
       stats.rpcCalls[member.method] = (stats.rpcCalls[member.method] ?? 0) + 1;
       observer.rpcCall?.(member.method);
@@ -126,9 +127,9 @@ export function sendExchange(
       clearTimeout(timer);
     }
   };
-  // Without a call budget the request goes straight to the concurrency limit (no extra turns).
-  const budgeted = endpoint.budgetInForce() !== undefined || endpoint.scanBudget !== undefined;
-  const attempt = budgeted ? paced : exchange;
+  // Whether it is paced is decided when its slot is free, not when it was queued for one: a budget
+  // learned meanwhile (the first refusals of a burst) paces the requests still waiting.
+  const attempt = (): Promise<AttemptResult | RawReply> => (endpoint.budgetInForce() !== undefined || endpoint.scanBudget !== undefined ? paced() : exchange());
   const done = (limited ? limiter.run(attempt) : attempt()).then((reply) =>
     'kind' in reply ? reply : judgeReply(reply, members, { endpoint, slots: context.slots, minRetryAfterMs: context.minRetryAfterMs, at: now() }),
   );

@@ -256,7 +256,7 @@ export class RpcClient {
       }
       if (result.failure === 'rate_limited') {
         this.counters.rateLimitedCalls += members.length;
-        endpoint.learnedBudget.refused(members.length);
+        endpoint.learnedBudget.refused();
       }
       this.counters.errors++;
       for (const member of members) this.observer.rpcError?.(member.method, result.failure);
@@ -280,10 +280,17 @@ export class RpcClient {
         this.observer.rpcError?.(method, verdict.failure);
       }
     });
+    // What the provider accepted of this reply counts before its refusals: they measure its budget together.
+    endpoint.learnedBudget.accepted(members.length - rateLimited);
     if (result.health === 'rate_limited') {
-      endpoint.learnedBudget.refused(rateLimited);
-      this.limiter.overloaded();
-      this.failover.failed(endpoint, this.minRetryAfterMs);
+      endpoint.learnedBudget.refused();
+      // Under a call budget (told, or just learned from this refusal) the budget paces the calls
+      // sent again: fewer in flight, or a rest of the whole endpoint, would only leave the
+      // provider's budget unused (the provider named no Retry-After).
+      if (endpoint.budgetInForce() === undefined) {
+        this.limiter.overloaded();
+        this.failover.failed(endpoint, this.minRetryAfterMs);
+      }
     } else if (result.health === 'failing') {
       this.failover.failed(endpoint, 0);
     } else {

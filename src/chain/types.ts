@@ -225,4 +225,6 @@ export interface ChainObserver {
   rpcHedge?(outcome: 'won' | 'lost' | 'failed'): void;
   /** Keys in one getMultipleAccounts call, after merging concurrent callers. */
   accountsBatch?(keys: number): void;
+  /** The calls per second a request about to be sent is paced by (RPC_CALLS_PER_SECOND or learned; 0: none). */
+  callBudget?(perSecond: number): void;
 }

@@ -97,6 +97,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly rpcCallBudget = new Gauge({
+    name: 'x404_rpc_call_budget',
+    help: 'Calls per second the last RPC request was paced by: RPC_CALLS_PER_SECOND, or the budget learned from the provider\'s rate-limit refusals (0: none)',
+    registers: [this.registry],
+  });
+
   private queueDepthSource: () => number = () => 0;
   private clockOffsetSource: () => number | undefined = () => undefined;
 
@@ -193,6 +199,10 @@ export class Metrics {
 
   countRpcCall(method: string): void {
     this.rpcCalls.inc({ method });
+  }
+
+  setRpcCallBudget(perSecond: number): void {
+    this.rpcCallBudget.set(perSecond);
   }
 
   countRpcError(method: string, kind: string): void {

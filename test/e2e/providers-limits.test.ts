@@ -223,25 +223,106 @@ describe('a budget of 150 calls per second, every batch member counted', () => {
     expect(provider.refusedCalls).toBeLessThanOrEqual(provider.calls * 0.05);
   }, 180_000);
 
-  it('without RPC_CALLS_PER_SECOND the gate learns the budget from its first refusals: 600 sign-ins answered, the second 300 paced (≤ 5 % of their calls refused)', async () => {
-    chain.profile.change('per-call-budget');
+  it('without RPC_CALLS_PER_SECOND the gate learns the budget: 600 first sign-ins and on, ≥ 97 % answered as the chain says, ≤ 5 % of calls refused, and from 10 s after the first refusal the provider accepts ≥ 80 % of its budget', async () => {
+    const BUDGET = 150;
+    /** Seconds judged for convergence, from 10 s after the first refusal. */
+    const JUDGED = 10;
+    chain.profile.change({ preset: 'per-call-budget', callsPerSecond: BUDGET });
     const target = await gate(chain.url, {});
-    const wave = async (): Promise<{ counts: Record<number, number>; calls: number; refused: number }> => {
-      chain.resetStats();
-      const results = await inParallel(300, 64, () => firstBlacklistSignIn(target));
-      for (const result of results.filter((answer) => answer.status !== 200)) {
-        expect([result.status, result.body.error]).toEqual([503, 'UPSTREAM_UNAVAILABLE']);
-        expect(Number(result.headers.get('retry-after'))).toBeGreaterThan(0);
+    chain.resetStats();
+    // The gate's budget in force (x404_rpc_call_budget) over time: a second in which it let the gate
+    // send ≥ 80 % of the provider's budget, and the provider accepted less, was one in which the gate
+    // (this machine) could not send more; the loop did not hold it back.
+    const budgets: { at: number; perSecond: number }[] = [];
+    let running = true;
+    // This process's own pace (it runs the local chain and the 64 clients): a 25 ms ticker that
+    // fires far less than 40 times in a second shows a machine too loaded to offer the load.
+    const ticks: number[] = [];
+    const ticker = setInterval(() => ticks.push(Date.now()), 25);
+    const watching = (async () => {
+      while (running) {
+        const text = await (await fetch(`${target.url}/metrics`)).text();
+        const perSecond = Number(/^x404_rpc_call_budget (\S+)$/m.exec(text)?.[1]);
+        budgets.push({ at: Date.now(), perSecond });
+        await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      const provider = chain.stats().provider;
-      return { counts: statuses(results), calls: provider.calls, refused: provider.refusedCalls };
+    })();
+    // 600 sign-ins, and on until JUDGED seconds past the first refusal + 10 s have been counted
+    // (a condition on the chain's counters, not a duration); lanes stop taking new ones then. A
+    // gate that never met the budget in its first 600 (a machine too slow to send 150 calls/s)
+    // has nothing to converge to: it stops there.
+    const judgedEnough = (): boolean => {
+      const { startedAt, seconds } = chain.stats().provider.perSecond;
+      const firstRefusal = seconds.findIndex((second) => second.refused > 0);
+      return firstRefusal < 0 || (Date.now() - startedAt) / 1000 >= firstRefusal + 10 + JUDGED + 1;
     };
-    // The first wave finds the budget: its first second's calls go unpaced and the overflow is refused (and retried).
-    const first = await wave();
-    const second = await wave();
-    console.log('learned budget:', JSON.stringify({ first, second }));
-    expect((first.counts[200] ?? 0) + (second.counts[200] ?? 0)).toBeGreaterThanOrEqual(Math.ceil(600 * 0.97));
-    expect(second.refused).toBeLessThanOrEqual(second.calls * 0.05);
-  }, 180_000);
+    let lastStartedAt = 0;
+    const results: HttpResult[] = [];
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (results.length < 600 || (!judgedEnough() && results.length < 20_000)) {
+          lastStartedAt = Date.now();
+          const slot = results.length;
+          results.push(undefined as unknown as HttpResult);
+          results[slot] = await firstBlacklistSignIn(target);
+        }
+      }),
+    );
+    running = false;
+    clearInterval(ticker);
+    await watching;
+    const counts = statuses(results);
+    for (const result of results.filter((answer) => answer.status !== 200)) {
+      expect([result.status, result.body.error]).toEqual([503, 'UPSTREAM_UNAVAILABLE']);
+      expect(Number(result.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    const provider = chain.stats().provider;
+    const { startedAt, seconds } = provider.perSecond;
+    const firstRefusal = seconds.findIndex((second) => second.refused > 0);
+    const ticksIn = (second: number): number => ticks.filter((at) => Math.floor((at - startedAt) / 1000) === second).length;
+    /** The lowest budget in force seen in `second` (none sampled in it: the last one before). */
+    const budgetIn = (second: number): number => {
+      const inSecond = budgets.filter(({ at }) => Math.floor((at - startedAt) / 1000) === second).map(({ perSecond }) => perSecond);
+      if (inSecond.length > 0) return Math.min(...inSecond);
+      return budgets.filter(({ at }) => at < startedAt + second * 1000).at(-1)?.perSecond ?? 0;
+    };
+    console.log(
+      'learned budget:',
+      JSON.stringify({
+        statuses: counts,
+        calls: provider.calls,
+        refused: provider.refusedCalls,
+        firstRefusal,
+        perSecond: seconds.map(({ calls, refused }, second) => `${calls - refused}/${refused}@${budgetIn(second)}~${ticksIn(second)}`).join(' '),
+      }),
+    );
+    expect(counts[200] ?? 0).toBeGreaterThanOrEqual(Math.ceil(results.length * 0.97));
+    expect(provider.refusedCalls).toBeLessThanOrEqual(provider.calls * 0.05);
+    // Convergence, second by second: from 10 s after the first refusal until the last sign-in was
+    // started (fewer than 64 in flight after it: the load ebbs), the provider accepted ≥ 80 % of
+    // its budget — but in a second of a probe's refusal or the one after it (the provider's window
+    // drains; a 429's Retry-After rests the endpoint), a second in which the learned budget let
+    // the gate send ≥ 80 % of it (it plans 90 % per 1.05 s: the gate itself sent less), and a
+    // second in which this machine was too loaded to offer the load (this process's ticker, which
+    // shares it with the local chain and the clients, fired < 90 % of its 40 times).
+    if (firstRefusal < 0) {
+      console.log('learned budget: the gate never sent more than the provider\'s budget (a slow machine): no convergence to judge');
+      return;
+    }
+    const lastBusy = Math.floor((lastStartedAt - startedAt) / 1000) - 1;
+    expect(lastBusy - (firstRefusal + 10) + 1).toBeGreaterThanOrEqual(JUDGED);
+    const heldBack: { second: number; accepted: number; budget: number; ticks: number }[] = [];
+    let draining = 0;
+    for (let second = firstRefusal + 10; second <= lastBusy; second++) {
+      const accepted = seconds[second]!.calls - seconds[second]!.refused;
+      const budget = budgetIn(second);
+      if (seconds[second]!.refused > 0 || seconds[second - 1]!.refused > 0) draining++;
+      else if (accepted < 0.8 * BUDGET && (budget * 0.9) / 1.05 < 0.8 * BUDGET && ticksIn(second) >= 36) heldBack.push({ second, accepted, budget, ticks: ticksIn(second) });
+    }
+    expect(heldBack).toEqual([]);
+    // Refusals come from the loop's probes (one every 10 s or so) and, on a loaded machine, from
+    // requests held past their booked time: they excuse at most half the seconds judged.
+    expect(draining).toBeLessThanOrEqual((lastBusy - firstRefusal - 9) / 2);
+  }, 240_000);
 });
 

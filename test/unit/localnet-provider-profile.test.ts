@@ -10,6 +10,7 @@ import { buildDemoState, demoWallet } from 'x404-localnet/fixture.js';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from 'x404-localnet/programs.js';
 import { ProviderLimits, tokenScanUsesIndex, type ProfiledCall } from 'x404-localnet/provider-limits.js';
 import { applyProfileChange, PRESETS, presetSettings, profileFromEnv } from 'x404-localnet/provider-profile.js';
+import { ProviderCounters } from 'x404-localnet/provider-stats.js';
 import { RollingWindow } from 'x404-localnet/rolling-window.js';
 
 describe('presets', () => {
@@ -178,5 +179,21 @@ describe("tokenScanUsesIndex (agave's get_spl_token_owner_filter / get_spl_token
     expect(tokenScanUsesIndex(TOKEN_PROGRAM, params([typeByte, ownerAt32]))).toBe(false);
     expect(tokenScanUsesIndex(TOKEN_PROGRAM, params([{ dataSize: 165 }, ownerAt32]))).toBe(true);
     expect(tokenScanUsesIndex(TOKEN_PROGRAM, params([{ dataSize: 82 }, ownerAt32]))).toBe(false);
+  });
+});
+
+describe('the provider counters per second', () => {
+  it('count calls and refusals in the second they arrive, zeros for quiet seconds, from the last reset', () => {
+    let now = 1_000_000;
+    const counters = new ProviderCounters(() => now);
+    counters.countRequest(3);
+    counters.countRefusedCall('getBalance', 'budget');
+    now += 2500;
+    counters.countRequest(2);
+    expect(counters.snapshot().perSecond).toEqual({ startedAt: 1_000_000, seconds: [{ calls: 3, refused: 1 }, { calls: 0, refused: 0 }, { calls: 2, refused: 0 }] });
+    now += 100;
+    counters.reset();
+    counters.countRequest(1);
+    expect(counters.snapshot().perSecond).toEqual({ startedAt: 1_002_600, seconds: [{ calls: 1, refused: 0 }] });
   });
 });

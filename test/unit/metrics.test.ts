@@ -21,6 +21,7 @@ describe('Metrics', () => {
     metrics.observeLogin('timelock', 'success', 0.002);
     metrics.startLoginTimer('tier')('INSUFFICIENT_TOKENS');
     metrics.countRpcCall('getMultipleAccounts');
+    metrics.setRpcCallBudget(150);
     metrics.countRpcError('getMultipleAccounts', 'timeout');
     metrics.observeMultipleAccountsBatch(37);
     metrics.countNonceStoreOp('consume', 'reused');
@@ -52,6 +53,7 @@ describe('Metrics', () => {
     expect(sample(text, 'x404_login_duration_seconds_count', 'feature="timelock",outcome="success"')).toBe(1);
     expect(sample(text, 'x404_rpc_hedges_total', 'outcome="won"')).toBe(2);
     expect(sample(text, 'x404_worker_pool_queue_depth')).toBe(5);
+    expect(sample(text, 'x404_rpc_call_budget')).toBe(150);
 
     waiting = 0;
     expect(sample(await metrics.render(), 'x404_worker_pool_queue_depth')).toBe(0);
