@@ -75,6 +75,9 @@ async function main(): Promise<void> {
       sends.push({ jsonrpc: '2.0', id: i, method: 'sendTransaction', params: [Buffer.from(wire).toString('base64'), { encoding: 'base64', skipPreflight: true }] });
     }
     for (let i = 0; i < sends.length; i += 20) await rpc(localnet.url, sends.slice(i, i + 20));
+    // Landed (the chain as a cluster lands a transaction a few blocks after its send; one admin
+    // advance delivers them once, after its last block), then confirmed and finalized.
+    for (let i = 0; i < 4; i++) await localnet.admin('blocks', { advance: 1 });
     await localnet.admin('blocks', { advance: 40 });
 
     await localnet.admin('provider', { profile: PROFILE });
