@@ -123,6 +123,43 @@ describe('without Redis: a restart rebuilds the counts from the chain', () => {
   }, 120_000);
 });
 
+describe('a node without the history cannot prove a mint never landed', () => {
+  let launch: MintLaunch;
+  beforeAll(async () => {
+    // Each endpoint's history horizon read at every use, so the test can move it.
+    launch = await startMintLaunch({ tokens: { drop: 'token' }, mints: (m) => ({ drop: tokenMint('drop', { supply: 10 })(m) }), env: { HISTORY_HORIZON_TTL_MS: '0' } });
+    await asCluster(launch.localnet.url);
+  }, 120_000);
+  afterAll(async () => {
+    await launch?.stop();
+  });
+
+  const horizonReads = async (): Promise<number> => ((await (await fetch(`${launch.localnet.url}/__localnet/stats`)).json()) as { calls: Record<string, number> }).calls.getFirstAvailableBlock ?? 0;
+
+  it('a reservation past its bound stays while the node keeps history only from after it, and is released once one reaches back', async () => {
+    const gate = launch.gates[0]!.url;
+    const wallet = await fundedWallet(launch.localnet.url);
+    await localnetAdmin(launch.localnet.url, 'fault', { mode: 'tx-dropped', count: 1 });
+    const reply = await mintFor(launch, gate, 'drop', wallet);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    const { slot } = (await rpcCall(launch.localnet.url, 'getLatestBlockhash', [{ commitment: 'processed' }])).result.context as { slot: number };
+    await localnetAdmin(launch.localnet.url, 'ledger', { firstAvailableBlock: slot + 1_000 });
+    await advanceBlocks(launch.localnet.url, 200);
+    // The tracker asked, twice, which history the node keeps: it did not release on that answer.
+    const before = await horizonReads();
+    await eventually('two tracker passes to read the node\'s history horizon', async () => (await horizonReads()) >= before + 2, 20_000);
+    expect((await getMint(gate, 'drop')).body).toMatchObject({ issued: 0, reserved: 1 });
+    expect((await mintFor(launch, gate, 'drop', wallet, 100_001)).body.error).toBe('MINT_LIMIT_REACHED');
+
+    await localnetAdmin(launch.localnet.url, 'ledger', { firstAvailableBlock: 0 });
+    await eventually('the reservation to be released', async () => (await getMint(gate, 'drop')).body.reserved === 0, 20_000);
+    const again = await mintFor(launch, gate, 'drop', wallet, 100_002);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(await waitConfirmed(launch.localnet.url, [again.body.signature as string])).toEqual([null]);
+    expect(await balance(launch.localnet.url, wallet.publicKey, launch.mints.drop!)).toBe(1n);
+  }, 120_000);
+});
+
 describe('with Redis: the counts outlive the gate, and a lost store is rebuilt from the chain', () => {
   let redis: PrivateRedis;
   let launch: MintLaunch;
