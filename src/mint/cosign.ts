@@ -188,8 +188,8 @@ export class MintService {
     try {
       await mintChain.send(signed, deadline);
     } catch (error) {
-      // It may have reached a leader: the reservation stays, and the tracker releases it if it never lands.
-      if (error instanceof GateError) throw new GateError(error.httpStatus, error.code, `${error.message} The transaction may still land; its reservation is released if it has not by its blockhash's expiry.`, { ...error.options, extra: { ...error.options.extra, signature: id, reserved: true } });
+      // It may have reached a leader: the reservation stays, and the tracker releases it on proof that it never landed.
+      if (error instanceof GateError) throw new GateError(error.httpStatus, error.code, `${error.message} The transaction may still land; its reservation is released once the chain shows it never did.`, { ...error.options, extra: { ...error.options.extra, signature: id, reserved: true } });
       throw error;
     }
     return {
