@@ -119,19 +119,20 @@ export class MintService {
 
     const feePayer = encodeBase58(match.feePayer);
     await this.verifyFeePayer(tx, mint, match, feePayer);
+    // The wait for the wallet's turn counts against the request's time, as every step does.
+    const { loginTimeoutMs } = this.deps.config;
+    const deadline = performance.now() + loginTimeoutMs - answerReserveMs(loginTimeoutMs);
     const endTurn = await this.turns.take(mint.name, feePayer);
     try {
-      return await this.cosignVerified(mint, tx, match, feePayer, headers);
+      return await this.cosignVerified(mint, tx, match, feePayer, headers, deadline);
     } finally {
       endTurn();
     }
   }
 
   /** Steps 5 to 9, one at a time per wallet (wallet-turns.ts). */
-  private async cosignVerified(mint: MintConfig, tx: WireTransaction, match: TemplateMatch, feePayer: string, headers: HeaderBag): Promise<MintAnswer> {
+  private async cosignVerified(mint: MintConfig, tx: WireTransaction, match: TemplateMatch, feePayer: string, headers: HeaderBag, deadline: number): Promise<MintAnswer> {
     const { config, store, mintChain } = this.deps;
-
-    const deadline = performance.now() + config.loginTimeoutMs - answerReserveMs(config.loginTimeoutMs);
     const chain = this.deps.chain.withDeadline(deadline);
     const blockhash = encodeBase58(tx.message.recentBlockhash);
     const [valid, bound, counts, slot] = await Promise.all([
