@@ -25,8 +25,14 @@ export interface MintChain {
    * bank knows can land after it), and the slot of the bank that answered.
    */
   latestBound(commitment: Commitment, deadlineMs?: number): Promise<{ lastValidBlockHeight: number; slot: number }>;
-  /** The block height of the bank at `commitment`. */
-  blockHeight(commitment: Commitment): Promise<number>;
+  /**
+   * The `confirmed` bank's block height and slot, from one answer: getLatestBlockhash at
+   * `confirmed`, whose lastValidBlockHeight is that bank's block height + MAX_PROCESSING_AGE (150,
+   * agave `get_blockhash_last_valid_block_height` for the bank's own latest blockhash), and whose
+   * context.slot is the bank's slot. (getBlockHeight answers without a slot, so a later read could
+   * not ask a node to be at least as new as the bank that gave the height.)
+   */
+  confirmedHeight(deadlineMs?: number): Promise<{ height: number; slot: number }>;
   simulate(transactionBase64: string, deadlineMs?: number): Promise<Simulation>;
   /** Resolves to the signature the node reports. */
   send(transactionBase64: string, deadlineMs?: number): Promise<string>;
@@ -37,9 +43,12 @@ export interface MintChain {
    * the first slot the answering node keeps (getFirstAvailableBlock): a null proves absence only
    * for transactions after that slot.
    */
-  historyStatuses(signatures: readonly string[]): Promise<{ status: SignatureStatus | null; historyFrom: number }[]>;
-  /** One page of `address`'s history at `confirmed`, newest first, and the first slot the answering node keeps. */
-  signaturesPage(address: string, before: string | undefined, limit: number): Promise<{ entries: HistoryEntry[]; historyFrom: number }>;
+  historyStatuses(signatures: readonly string[], minSlot: number): Promise<{ status: SignatureStatus | null; historyFrom: number }[]>;
+  /**
+   * One page of `address`'s history at `confirmed`, newest first, from a node at `minSlot` at
+   * least (minContextSlot), and the first slot the answering node keeps.
+   */
+  signaturesPage(address: string, before: string | undefined, limit: number, minSlot: number): Promise<{ entries: HistoryEntry[]; historyFrom: number }>;
   /** The landed transactions (getTransaction base64 at `confirmed`), null for one the node does not have. */
   transactions(signatures: readonly string[]): Promise<(LandedTransaction | null)[]>;
 }
@@ -75,6 +84,8 @@ export interface SignatureStatus {
   confirmationStatus: Commitment | undefined;
 }
 
+/** MAX_PROCESSING_AGE (solana-clock): a blockhash's lastValidBlockHeight is its block's height + this. */
+export const MAX_PROCESSING_AGE = 150;
 /** getSignatureStatuses takes at most 256 signatures per call (agave rpc MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS). */
 export const MAX_STATUSES_PER_CALL = 256;
 const MAX_LOG_LINES = 100;
@@ -111,11 +122,20 @@ export function createMintChain(config: Config, options: { fetch?: FetchLike; ob
         deadlineMs,
       ),
 
-    blockHeight: (commitment) =>
-      rpc.call('getBlockHeight', [{ commitment }], (result) => {
-        if (!isCount(result)) throw malformed('getBlockHeight', 'expected a block height');
-        return result;
-      }),
+    confirmedHeight: (deadlineMs) =>
+      rpc.call(
+        'getLatestBlockhash',
+        [{ commitment: 'confirmed' }],
+        (result) => {
+          const value = contextValue(result, 'getLatestBlockhash');
+          const slot = contextSlot(result);
+          if (!isObject(value) || !isCount(value.lastValidBlockHeight) || value.lastValidBlockHeight < MAX_PROCESSING_AGE || slot === undefined) {
+            throw malformed('getLatestBlockhash', 'expected {context: {slot}, value: {lastValidBlockHeight}}');
+          }
+          return { height: value.lastValidBlockHeight - MAX_PROCESSING_AGE, slot };
+        },
+        deadlineMs,
+      ),
 
     simulate: (transaction, deadlineMs) =>
       calls.call(
@@ -164,9 +184,8 @@ export function createMintChain(config: Config, options: { fetch?: FetchLike; ob
       });
     },
 
-    async historyStatuses(signatures) {
-      // Read after the caller's block height: a node behind what this client has seen answers again elsewhere.
-      const minSlot = rpc.newestSlot();
+    async historyStatuses(signatures, minSlot) {
+      // A node behind `minSlot` (the bank the caller read the height at) answers again elsewhere.
       const chunks: string[][] = [];
       for (let i = 0; i < signatures.length; i += MAX_STATUSES_PER_CALL) chunks.push(signatures.slice(i, i + MAX_STATUSES_PER_CALL));
       const outcomes = await rpc.batch(
@@ -190,14 +209,16 @@ export function createMintChain(config: Config, options: { fetch?: FetchLike; ob
       return out;
     },
 
-    async signaturesPage(address, before, limit) {
+    async signaturesPage(address, before, limit, minSlot) {
       const { entries, endpoint } = await rpc.call(
         'getSignaturesForAddress',
-        [address, { limit, commitment: 'confirmed', ...(before === undefined ? {} : { before }) }],
+        [address, { limit, commitment: 'confirmed', minContextSlot: minSlot, ...(before === undefined ? {} : { before }) }],
         (result, source) => {
           if (!Array.isArray(result) || result.length > limit) throw malformed('getSignaturesForAddress', 'expected at most `limit` entries');
           return { entries: result.map(parseHistoryEntry), endpoint: source.endpoint };
         },
+        Infinity,
+        minSlot,
       );
       const { firstSlot } = await rpc.historyHorizon(endpoint);
       return { entries, historyFrom: firstSlot };

@@ -25,10 +25,10 @@ export const HISTORY_PAGE = 1_000;
 /** getTransaction calls handed to the RPC client at once (it packs them under the provider's limits). */
 const TRANSACTIONS_PER_ROUND = 200;
 
-export async function rebuildCounts(signerMints: readonly MintConfig[], chain: MintChain): Promise<Map<string, RebuiltCounts>> {
+export async function rebuildCounts(signerMints: readonly MintConfig[], chain: MintChain, minSlot = 0): Promise<Map<string, RebuiltCounts>> {
   const signer = signerMints[0]!.signer.address;
   const counts = new Map(signerMints.map((mint) => [mint.name, { issued: 0, wallets: new Map<string, number>() }]));
-  const succeeded = await signerHistory(signer, chain);
+  const succeeded = await signerHistory(signer, chain, minSlot);
   for (let i = 0; i < succeeded.length; i += TRANSACTIONS_PER_ROUND) {
     const round = succeeded.slice(i, i + TRANSACTIONS_PER_ROUND);
     const transactions = await chain.transactions(round.map((entry) => entry.signature));
@@ -48,11 +48,11 @@ export async function rebuildCounts(signerMints: readonly MintConfig[], chain: M
 }
 
 /** Every successful signature of `signer`, newest first. */
-async function signerHistory(signer: string, chain: MintChain): Promise<HistoryEntry[]> {
+async function signerHistory(signer: string, chain: MintChain, minSlot: number): Promise<HistoryEntry[]> {
   const out: HistoryEntry[] = [];
   let before: string | undefined;
   for (;;) {
-    const { entries, historyFrom } = await chain.signaturesPage(signer, before, HISTORY_PAGE);
+    const { entries, historyFrom } = await chain.signaturesPage(signer, before, HISTORY_PAGE, minSlot);
     for (const entry of entries) if (entry.err === null) out.push(entry);
     if (entries.length < HISTORY_PAGE) {
       // The end of a pruned node's list is not the start of the signer's history.

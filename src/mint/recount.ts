@@ -107,11 +107,13 @@ export class Recounts {
       return;
     }
     state.bound ??= (await chain.latestBound('confirmed')).lastValidBlockHeight;
-    state.height = await chain.blockHeight('confirmed');
-    if (state.height <= state.bound) return;
+    const { height, slot } = await chain.confirmedHeight();
+    state.height = height;
+    if (height <= state.bound) return;
     if (!(await store.claimRecount(name, this.owner, CLAIM_MS))) return;
     const siblings = [...this.options.mints().values()].filter((other) => other.signer.address === mint.signer.address);
-    const counts = (await rebuildCounts(siblings, chain)).get(name)!;
+    // History from nodes at least at the bank that showed every in-flight blockhash expired.
+    const counts = (await rebuildCounts(siblings, chain, slot)).get(name)!;
     if (await store.install(name, counts, this.owner)) {
       this.lost.delete(name);
       this.options.events?.rebuilt?.(name, counts.issued, counts.wallets.size);

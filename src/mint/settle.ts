@@ -8,11 +8,13 @@ import type { PendingReservation, ReservationStore } from './store.js';
  *
  * 1. the status cache (getSignatureStatuses): landed at `confirmed` or `finalized` without error →
  *    issued; landed there with an error → released (it minted nothing and its signature is spent);
- * 2. for the rest, the block height at `confirmed`: a reservation whose lastValidBlockHeight (from
- *    getLatestBlockhash at `confirmed`, read before it was accepted) is below it can no longer land;
- * 3. for those, getSignatureStatuses with `searchTransactionHistory`, read after 2: found → as in
- *    1; not found → released, but only when the node that answered keeps history from before the
- *    reservation's slot (getFirstAvailableBlock): a node without that history proves nothing.
+ * 2. for the rest, the `confirmed` bank's block height and slot (chain.ts confirmedHeight): a
+ *    reservation whose lastValidBlockHeight (from getLatestBlockhash at `confirmed`, read before it
+ *    was accepted) is below that height can no longer land;
+ * 3. for those, getSignatureStatuses with `searchTransactionHistory`, read after 2 from a node at
+ *    that bank's slot at least: found → as in 1; not found → released, but only when the node that
+ *    answered keeps history from before the reservation's slot (getFirstAvailableBlock): a node
+ *    without that history proves nothing.
  *
  * Any read that fails throws: the pass ends and nothing more is released.
  */
@@ -45,10 +47,10 @@ export async function settleMint(mint: string, pending: readonly PendingReservat
   }
 
   if (open.length > 0) {
-    const height = await chain.blockHeight('confirmed');
+    const { height, slot } = await chain.confirmedHeight();
     const past = open.filter((entry) => entry.lastValidBlockHeight < height);
     if (past.length > 0) {
-      const found = await chain.historyStatuses(past.map((entry) => entry.id));
+      const found = await chain.historyStatuses(past.map((entry) => entry.id), slot);
       for (let i = 0; i < past.length; i++) {
         const entry = past[i]!;
         const { status, historyFrom } = found[i]!;

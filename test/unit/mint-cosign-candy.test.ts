@@ -54,7 +54,7 @@ function service(guardAccount: (program: CandyProgram) => AccountInfo | null, si
   const mintChain: MintChain = {
     isBlockhashValid: async () => true,
     latestBound: async () => ({ lastValidBlockHeight: 1234, slot: 7 }),
-    blockHeight: async () => 1000,
+    confirmedHeight: async () => ({ height: 1000, slot: 7 }),
     simulate: async (transaction) => {
       simulated.push(transaction);
       return { err: simulationError, logs: ['Program log: scripted'], unitsConsumed: 1 };

@@ -37,6 +37,7 @@ class History implements Pick<MintChain, 'signaturesPage' | 'transactions'> {
   readonly entries: { signature: string; tx: Written }[] = [];
   historyFrom = 0;
   pages = 0;
+  readonly minSlots = new Set<number>();
 
   add(payer: Keypair, options: { err?: unknown; atMs?: number; mint?: PublicKey; amount?: bigint } = {}): void {
     const bytes = buildTokenMint({ payer, gate: gate.publicKey, mint: options.mint ?? token, amount: options.amount ?? 1n, blockhash: BLOCKHASH, computeUnitLimit: 100_000 + this.entries.length });
@@ -44,8 +45,9 @@ class History implements Pick<MintChain, 'signaturesPage' | 'transactions'> {
     this.entries.unshift({ signature: `sig${this.entries.length}`, tx: { bytes, err: options.err ?? null, blockTimeMs: options.atMs ?? T0 } });
   }
 
-  async signaturesPage(_address: string, before: string | undefined, limit: number) {
+  async signaturesPage(_address: string, before: string | undefined, limit: number, minSlot: number) {
     this.pages++;
+    this.minSlots.add(minSlot);
     const from = before === undefined ? 0 : this.entries.findIndex((entry) => entry.signature === before) + 1;
     const entries: HistoryEntry[] = this.entries.slice(from, from + limit).map(({ signature, tx }) => ({ signature, slot: 1, err: tx.err, blockTime: tx.blockTimeMs / 1000 }));
     return { entries, historyFrom: this.historyFrom };
@@ -94,8 +96,10 @@ describe('counts rebuilt from the chain', () => {
     const history = new History();
     const wallet = Keypair.generate();
     for (let i = 0; i < HISTORY_PAGE + 5; i++) history.add(wallet);
-    const counts = await rebuildCounts([mintConfig('drop')], history as unknown as MintChain);
+    const counts = await rebuildCounts([mintConfig('drop')], history as unknown as MintChain, 4_242);
     expect(history.pages).toBe(2);
+    // Every page from a node at the bank that showed the in-flight blockhashes expired, at least.
+    expect([...history.minSlots]).toEqual([4_242]);
     expect(counts.get('drop')!.issued).toBe(HISTORY_PAGE + 5);
   }, 60_000);
 

@@ -11,7 +11,7 @@ import { startReservationTracker } from '../../src/mint/tracker.js';
  * a read that failed, before the bound, or from a node whose history starts after the reservation.
  * (End to end: test/e2e/mint.test.ts, test/e2e/mint-exact.test.ts.)
  */
-class FakeChain implements Pick<MintChain, 'signatureStatuses' | 'blockHeight' | 'historyStatuses'> {
+class FakeChain implements Pick<MintChain, 'signatureStatuses' | 'confirmedHeight' | 'historyStatuses'> {
   /** What the status cache knows. */
   statuses = new Map<string, SignatureStatus | null>();
   /** What the history knows (beyond the status cache). */
@@ -28,14 +28,18 @@ class FakeChain implements Pick<MintChain, 'signatureStatuses' | 'blockHeight' |
     return signatures.map((signature) => this.statuses.get(signature) ?? null);
   }
 
-  async blockHeight() {
+  /** The slot the history read was asked to be at least at. */
+  historyMinSlot: number | undefined;
+
+  async confirmedHeight() {
     if (this.failing) throw upstreamUnavailable('test');
     this.afterHeight?.();
-    return this.height;
+    return { height: this.height, slot: 7_000 };
   }
 
-  async historyStatuses(signatures: readonly string[]) {
+  async historyStatuses(signatures: readonly string[], minSlot: number) {
     if (this.failing || this.historyFailing) throw upstreamUnavailable('test');
+    this.historyMinSlot = minSlot;
     return signatures.map((signature) => ({ status: this.statuses.get(signature) ?? this.history.get(signature) ?? null, historyFrom: this.historyFrom }));
   }
 }
@@ -87,6 +91,8 @@ describe('the reservation tracker', () => {
     await tracker.runOnce();
     tracker.stop();
     expect(await store.counts('m', 'a')).toEqual({ issued: 1, reserved: 0, wallet: 1 });
+    // Asked of a node at least at the bank whose height showed the bound passed.
+    expect(chain.historyMinSlot).toBe(7_000);
   });
 
   it('a transaction that lands after the status read is found by the history read and is a mint', async () => {
