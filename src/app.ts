@@ -22,6 +22,7 @@ import { createRedisReservationStore } from './mint/redis-store.js';
 import { MAX_MINT_BODY_BYTES } from './contract/mint.js';
 import { startReservationTracker } from './mint/tracker.js';
 import { Recounts } from './mint/recount.js';
+import { MintAuthorityWatch } from './mint/authority.js';
 
 /** The whole gate, wired from one Config: what `npm start`, `npm run dev` and the tests run. */
 export interface RunningGate {
@@ -133,6 +134,18 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
   const mintChain = createMintChain(config, {
     observer: { rpcCall: (method) => metrics.countRpcCall(method), rpcError: (method, kind) => metrics.countRpcError(method, kind), rpcHedge: (outcome) => metrics.countRpcHedge(outcome) },
   });
+  // Each mint's on-chain role, known before the first request (a chain that does not answer: 503 until it does).
+  const authority = new MintAuthorityWatch({
+    chain,
+    mints: () => deps.policies?.mints.values() ?? [],
+    readTimeoutMs: config.loginTimeoutMs,
+    intervalMs: 30_000,
+    retryMs: 3_000,
+    onProblem: (mint, problem, error) =>
+      error ? logger.warn({ mint, err: error.message }, 'mint authority: the chain could not be read; the mint answers 503 until it can') : problem ? logger.error({ mint, problem }, 'mint authority: the on-chain role is not the signer\'s; the mint answers 500 MINT_MISCONFIGURED') : logger.info({ mint }, 'mint authority: the signer holds the on-chain role'),
+  });
+  // Bounded: a chain that does not answer must not hold the gate's start; the watch keeps trying.
+  await Promise.race([authority.start(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
   const recounts = new Recounts({
     store: reservations,
     chain: mintChain,
@@ -149,7 +162,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
       'mints without REDIS_URL: counts live in this process and are rebuilt from the chain at start (POST answers 503 MINT_RECOUNTING meanwhile); several instances without Redis would each count alone and over-sell',
     );
   }
-  const mints = new MintService({ config, chain, mintChain, signatures, store: reservations, policies: () => deps.policies, now, metrics, recounts });
+  const mints = new MintService({ config, chain, mintChain, signatures, store: reservations, policies: () => deps.policies, now, metrics, authority, recounts });
   void recounts.checkAll().catch((error: Error) => logger.warn({ err: error.message }, 'mint counts: the store could not be read at start'));
   const tracker = startReservationTracker({
     store: reservations,
@@ -184,7 +197,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
           '/metrics': async () => ({ body: await metrics.render(), contentType: metrics.contentType }),
           '/openapi.json': async () => ({ body: openApiJson, contentType: 'application/json; charset=utf-8' }),
         },
-        mint: { maxBodyBytes: MAX_MINT_BODY_BYTES, describe: (name) => mints.describe(name), cosign: (name, body, headers) => mints.cosign(name, body, headers) },
+        mint: { maxBodyBytes: MAX_MINT_BODY_BYTES, describe: (name, wallet) => mints.describe(name, wallet), cosign: (name, body, headers) => mints.cosign(name, body, headers) },
         async health() {
           return { checks: await nonces.checks() };
         },
@@ -199,7 +212,10 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
         try {
           // Wallet lists first, in a worker: a big list must not stall the logins being served.
           const lists = await readListsOffThread(config.policiesFile);
-          deps.policies = loadPolicyFile(config.policiesFile, config.policyMode, lists);
+          const loaded = loadPolicyFile(config.policiesFile, config.policyMode, lists);
+          // The new mints' on-chain roles are read before they are served.
+          await authority.check(loaded.mints.values());
+          deps.policies = loaded;
           openApiJson = openApi();
           void recounts.checkAll().catch(() => undefined);
           logger.info(policySummary(deps.policies), 'policies reloaded');
@@ -221,6 +237,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
     verifyWorkers: () => signatures.workers?.() ?? [],
     async stop() {
       tracker.stop();
+      authority.stop();
       await server.shutdown(config.shutdownTimeoutMs);
       await Promise.allSettled([signatures.close(), chain.close(), nonces.close(), rateLimiter?.close()]);
       if (redis) await closeRedisClient(redis);

@@ -3,8 +3,11 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { EXIT, expandHome, printProgress, printResult, UsageError } from './io.js';
+import { walletCommand, WALLET_HELP } from './launch.js';
 
-export const KEYS_HELP = `Usage: x404 keys generate --out <file> [--alg EdDSA|ES256] [--force]
+export const KEYS_HELP = `${WALLET_HELP}
+
+Usage: x404 keys generate --out <file> [--alg EdDSA|ES256] [--force]
 
 Writes a new private key for JWT_PRIVATE_KEYS_FILE (PKCS#8 PEM, file mode 0600) and prints its
 kid (the RFC 7638 thumbprint the gate puts in tokens) and its public JWK. To rotate, publish the
@@ -21,7 +24,8 @@ export async function keysCommand(argv: string[]): Promise<number> {
     printResult(KEYS_HELP);
     return EXIT.ok;
   }
-  if (action !== 'generate') throw new UsageError(action === undefined ? 'x404 keys needs an action: generate' : `unknown keys action "${action}"; use generate`);
+  if (action === 'solana') return walletCommand(rest);
+  if (action !== 'generate') throw new UsageError(action === undefined ? 'x404 keys needs an action: generate or solana' : `unknown keys action "${action}"; use generate or solana`);
   const { values } = parseArgs({
     args: rest,
     options: {

@@ -3,6 +3,7 @@ import { checkCommand, CHECK_HELP } from './check.js';
 import { keysCommand, KEYS_HELP } from './keys.js';
 import { loginCommand, LOGIN_HELP } from './login.js';
 import { mintCommand, MINT_HELP, mintStatusCommand, MINT_STATUS_HELP } from './mint.js';
+import { airdropCommand, AIRDROP_HELP, mintCreateCommand, MINT_CREATE_HELP } from './launch.js';
 import { EXIT, printProgress, printResult, UsageError } from './io.js';
 import { verifyCommand, VERIFY_HELP } from './verify.js';
 
@@ -20,6 +21,10 @@ ${MINT_HELP}
 
 ${MINT_STATUS_HELP}
 
+${MINT_CREATE_HELP}
+
+${AIRDROP_HELP}
+
 Exit codes: 0 success; 1 the gate refused the wallet or the token is invalid; 2 usage error;
 3 the gate could not be reached, was rate limiting or could not read the chain (try again).`;
 
@@ -30,6 +35,8 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   check: checkCommand,
   mint: mintCommand,
   'mint-status': mintStatusCommand,
+  'mint-create': mintCreateCommand,
+  airdrop: airdropCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -43,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const run = COMMANDS[command];
-  if (!run) throw new UsageError(`unknown command "${command}"; use login, verify, keys, check, mint or mint-status (x404 --help)`);
+  if (!run) throw new UsageError(`unknown command "${command}"; use login, verify, keys, check, mint, mint-status, mint-create or airdrop (x404 --help)`);
   return run(rest);
 }
 

@@ -43,6 +43,12 @@ export interface MintFieldSpec {
 const ADDRESS: JsonSchema = { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' };
 const TOKEN: readonly MintProgram[] = ['spl-token', 'token-2022'];
 const CANDY: readonly MintProgram[] = ['candy-guard', 'core-candy-guard'];
+const PAYMENT: JsonSchema = {
+  type: ['object', 'null'],
+  required: ['lamports', 'destination'],
+  properties: { lamports: { type: 'string', pattern: '^[0-9]{1,20}$' }, destination: ADDRESS },
+  additionalProperties: false,
+};
 
 export const MINT_FIELDS: readonly MintFieldSpec[] = [
   { file: 'rule', json: 'rule', programs: 'all', required: 'one of rule, or feature + policy', schema: { type: 'string' }, description: 'The rule (POLICIES_FILE "rules") the fee payer must meet, judged on the chain as it is when the transaction is posted.' },
@@ -59,6 +65,8 @@ export const MINT_FIELDS: readonly MintFieldSpec[] = [
   { file: 'supply', json: 'supply', programs: 'all', required: false, schema: { type: ['integer', 'null'], minimum: 1 }, description: 'Mints the gate co-signs in all; absent: no cap.' },
   { file: 'start', json: 'start', programs: 'all', required: false, schema: { type: ['string', 'null'], format: 'date-time' }, description: 'ISO 8601 time before which the gate answers MINT_NOT_STARTED.' },
   { file: 'end', json: 'end', programs: 'all', required: false, schema: { type: ['string', 'null'], format: 'date-time' }, description: 'ISO 8601 time from which the gate answers MINT_ENDED.' },
+  { file: 'max_onchain_supply', json: 'maxOnchainSupply', programs: TOKEN, required: false, schema: { type: ['string', 'null'], pattern: '^[0-9]{1,20}$' }, description: 'A cap on the token mint\'s supply on-chain, in base units, across every name (phase) that mints it: read before co-signing, SOLD_OUT when supply + amount would pass it.' },
+  { file: 'payment', json: 'payment', programs: TOKEN, required: false, schema: PAYMENT, description: 'A price: {"lamports": "<u64>", "destination": "<address>"}. The transaction then carries one System Program transfer of exactly that many lamports from the fee payer to destination.' },
   { file: 'allow_programs', json: 'allowPrograms', programs: 'all', required: false, schema: { type: 'array', items: ADDRESS, maxItems: 16 }, description: 'Other programs the transaction may call (e.g. a wallet\'s Lighthouse assertions), as long as their instructions do not name the signer. Never a token, ATA, candy or loader program.' },
 ];
 
@@ -67,6 +75,22 @@ export const MINT_STATE_FIELDS: readonly { json: string; schema: JsonSchema; des
   { json: 'name', schema: { type: 'string' }, description: 'The mint\'s name (the path).' },
   { json: 'issued', schema: { type: 'integer', minimum: 0 }, description: 'Co-signed mints confirmed on-chain.' },
   { json: 'reserved', schema: { type: 'integer', minimum: 0 }, description: 'Co-signed mints sent and not yet confirmed or expired.' },
+  {
+    json: 'wallet',
+    schema: {
+      type: 'object',
+      required: ['address', 'eligible', 'remaining'],
+      properties: {
+        address: ADDRESS,
+        eligible: { type: 'boolean' },
+        error: { type: 'string', description: 'The code a POST would get now.' },
+        message: { type: 'string' },
+        remaining: { type: 'integer', minimum: 0 },
+      },
+      additionalProperties: false,
+    },
+    description: 'With ?wallet=<address>: whether that wallet may mint now (`error`: the code a POST would get) and how many more it may get, never more than the supply left.',
+  },
 ];
 
 export const MINT_FIELD_NAMES: readonly string[] = MINT_FIELDS.map((field) => field.file);
@@ -82,17 +106,20 @@ export const MINT_REFUSALS = [
   { status: 401, code: 'INVALID_SIGNATURE', when: 'the fee payer\'s signature does not verify' },
   { status: 403, code: 'MINT_NOT_STARTED', when: 'before `start`' },
   { status: 403, code: 'MINT_ENDED', when: 'from `end` on' },
-  { status: 403, code: 'SOLD_OUT', when: '`supply` mints are issued or reserved' },
+  { status: 403, code: 'SOLD_OUT', when: '`supply` mints are issued or reserved, or the on-chain supply would pass `max_onchain_supply`' },
   { status: 403, code: 'MINT_LIMIT_REACHED', when: 'the fee payer has `per_wallet` mints issued or reserved' },
   { status: 404, code: 'NOT_FOUND', when: 'no mint of that name' },
   { status: 413, code: 'BODY_TOO_LARGE', when: 'the body is larger than 4 KiB' },
   { status: 422, code: 'SIMULATION_FAILED', when: 'the co-signed transaction fails in simulation; `logs` has the programs\' logs; nothing is reserved' },
-  { status: 500, code: 'MINT_MISCONFIGURED', when: 'the candy guard on-chain does not have this gate\'s signer as its thirdPartySigner' },
+  { status: 500, code: 'MINT_MISCONFIGURED', when: 'on-chain, the token mint\'s mint authority or the candy guard\'s thirdPartySigner is not this gate\'s signer, or the account is not a mint (guard) of that program; GET answers it too' },
   { status: 503, code: 'MINT_RECOUNTING', when: 'the counts are being rebuilt from the chain (after a restart without Redis, or a lost Redis store); try again after `Retry-After` seconds' },
-  { status: 503, code: 'UPSTREAM_UNAVAILABLE', when: 'the chain, or the reservation store (Redis), could not be read; nothing is reserved unless `reserved: true`' },
+  { status: 503, code: 'UPSTREAM_UNAVAILABLE', when: 'the chain, or the reservation store (Redis), could not be read, or the mint\'s on-chain authority is not known yet; nothing is reserved unless `reserved: true`' },
 ] as const satisfies readonly { status: number; code: string; when: string }[];
 
-export type MintRefusalCode = (typeof MINT_REFUSALS)[number]['code'];
+/** What GET /x404_mint/<name>?wallet= answers besides POST's codes. */
+export const MINT_QUERY_ERRORS = [{ status: 400, code: 'INVALID_WALLET', when: '?wallet= is not a base58 address (32 bytes)' }] as const;
+
+export type MintRefusalCode = (typeof MINT_REFUSALS)[number]['code'] | (typeof MINT_QUERY_ERRORS)[number]['code'];
 
 
 
@@ -129,6 +156,7 @@ export const TRANSACTION_REASONS: Readonly<Record<string, string>> = {
   wrong_group: 'a guard group other than the configured one',
   signer_slot: 'the gate\'s key is not exactly in the thirdPartySigner slot',
   duplicate_submission: 'this very transaction is already being minted',
+  payment: 'not exactly one System Program transfer of the mint\'s price from the fee payer to its destination',
 };
 
 /** POST bodies are at most this large: a 1,232-byte transaction is 1,644 characters of base64. */

@@ -31,7 +31,8 @@ export interface ServerHooks {
 export interface MintRoutes {
   /** Largest POST body accepted (413 beyond). */
   maxBodyBytes: number;
-  describe(name: string): Promise<GateResponse>;
+  /** `wallet`: ?wallet=, that wallet's eligibility (absent: not asked). */
+  describe(name: string, wallet: string | undefined): Promise<GateResponse>;
   cosign(name: string, body: Uint8Array, headers: ReadonlyMap<string, string>): Promise<GateResponse>;
 }
 
@@ -185,9 +186,11 @@ export async function startServer(
         state.extraHeaders = rateLimitHeaders(decision);
       };
       if (method === 'GET') {
+        // Read now: uWebSockets.js's request is gone after the first await.
+        const wallet = req.getQuery('wallet');
         return serve(res, state, async () => {
           await limited();
-          return mint.describe(name);
+          return mint.describe(name, wallet);
         });
       }
       // The body is read from here, synchronously registered (serve registers onAborted first).

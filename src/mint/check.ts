@@ -4,6 +4,7 @@ import { equalBytes } from '../lib/bytes.js';
 import { computeBudgetKind } from '../transaction/compute-budget.js';
 import { keyRole, type CompiledInstruction, type WireTransaction } from '../transaction/message.js';
 import { TransactionRejected } from '../transaction/transaction-rejected.js';
+import { checkPaymentInstruction, requirePayment, type MintPayment } from './payment.js';
 
 /**
  * Whether a decoded transaction is exactly a mint template's (docs/minting.md, "Transaction
@@ -40,6 +41,8 @@ export interface TemplateSpec {
   /** The guard group's label; undefined: none. */
   group?: string | undefined;
   allowPrograms: readonly Uint8Array[];
+  /** A paid mint: its one System Program transfer (payment.ts). */
+  payment?: MintPayment | undefined;
 }
 
 export interface TemplateMatch {
@@ -122,12 +125,18 @@ export function checkTemplate(tx: WireTransaction, spec: TemplateSpec): Template
   const budgetKinds = new Set<number>();
   let mintInstruction: CompiledInstruction | undefined;
   let ataInstruction: CompiledInstruction | undefined;
+  let paid: CompiledInstruction | undefined;
 
   instructions.forEach((instruction, i) => {
     const program = accountKeys[instruction.programIdIndex]!;
     const where = `instruction ${i}`;
     if (equalBytes(program, PROGRAM_BYTES.system) && isAdvanceNonce(instruction.data)) reject('durable_nonce', `${where} advances a durable nonce`);
     const namesSigner = instruction.programIdIndex === signerIndex || instruction.accountIndexes.includes(signerIndex);
+    if (spec.payment !== undefined && equalBytes(program, PROGRAM_BYTES.system)) {
+      if (namesSigner) reject('signer_key_elsewhere', `${where} (the payment) names the gate's key`);
+      paid = checkPaymentInstruction(instruction, accountKeys, spec.payment, paid !== undefined, where);
+      return;
+    }
 
     if (equalBytes(program, PROGRAM_BYTES.computeBudget)) {
       const kind = computeBudgetKind(instruction) ?? reject('compute_budget', `${where} is not a valid compute-budget instruction`);
@@ -157,6 +166,7 @@ export function checkTemplate(tx: WireTransaction, spec: TemplateSpec): Template
     if (!spec.allowPrograms.some((allowed) => equalBytes(allowed, program))) reject('instruction_not_allowed', `${where} calls a program the template does not allow`);
   });
 
+  requirePayment(spec.payment, paid !== undefined);
   if (mintInstruction === undefined) reject('mint_instruction', candy ? 'no mint instruction of the candy guard' : 'no MintTo or MintToChecked instruction');
   const mint = mintInstruction!;
   if (candy !== undefined) return checkCandyMint(tx, mint, spec, candy, signerIndex);

@@ -1,6 +1,7 @@
 import type { ChainReader } from '../chain/types.js';
 import { walletHoldings } from '../chain/wallet-holdings.js';
 import type { Config } from '../config.js';
+import { GateError } from '../errors.js';
 import { featureHoldingsPlan } from '../features/holdings-plan.js';
 import { FEATURES } from '../features/registry.js';
 import { checkLocation } from '../geo/locate.js';
@@ -11,8 +12,9 @@ import type { MintCondition } from './types.js';
 /**
  * The mint's condition for the fee payer, judged exactly as a sign-in to the same rule (or feature
  * under the same named policy) would judge it, on the chain as it is now: the same evaluation, the
- * same refusal (the deciding leaf's status and code, e.g. 500 HOLDS_BANNED_TOKEN), and a 503 when
- * a read it needs fails — never a co-signature on an unreadable chain.
+ * same refusal code (the deciding leaf's, e.g. HOLDS_BANNED_TOKEN, with `rule` and `failed`), and a
+ * 503 when a read it needs fails — never a co-signature on an unreadable chain. A refusal answers
+ * 403 here whatever a sign-in answers for it: the wallet is refused, the gate did not fail.
  */
 export interface ConditionEnvironment {
   /** Carries the request's deadline. */
@@ -25,6 +27,22 @@ export interface ConditionEnvironment {
 }
 
 export async function checkCondition(condition: MintCondition, wallet: { address: string; publicKey: Uint8Array }, environment: ConditionEnvironment): Promise<void> {
+  try {
+    await judgeCondition(condition, wallet, environment);
+  } catch (error) {
+    throw asRefusal(error);
+  }
+}
+
+/** Failures of the gate or of the caller's request keep their status; the rule's verdicts become 403. */
+const KEEP_STATUS = new Set([400, 429, 503]);
+const KEEP_CODE = new Set(['INTERNAL_ERROR', 'LOCATION_ERROR']);
+function asRefusal(error: unknown): unknown {
+  if (!(error instanceof GateError) || error.httpStatus === 403 || KEEP_STATUS.has(error.httpStatus) || KEEP_CODE.has(error.code)) return error;
+  return new GateError(403, error.code, error.message, error.options);
+}
+
+async function judgeCondition(condition: MintCondition, wallet: { address: string; publicKey: Uint8Array }, environment: ConditionEnvironment): Promise<void> {
   if (condition.kind === 'rule') {
     const outcome = await evaluateRule(condition.rule, wallet, environment);
     // Undecided: a leaf it needs could not be read — its error (a 503 for an unreadable chain).

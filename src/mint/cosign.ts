@@ -12,7 +12,10 @@ import type { SignatureVerifier } from '../signature/verifier.js';
 import { CandyGuardUnreadable, isSignerKey, readSignerSlot, type SignerSlot } from './candy-guard.js';
 import type { MintChain } from './chain.js';
 import { checkTemplate, confirmDestination, confirmSignerSlot, type TemplateMatch } from './check.js';
+import type { MintAuthorityWatch } from './authority.js';
 import { checkCondition } from './condition.js';
+import { WalletEligibilityCheck } from './eligibility.js';
+import { checkOnchainSupply, remainingFor } from './supply.js';
 import { ReservationCountsLost, ReservationStoreUnavailable, type ReservationStore } from './store.js';
 import { recounting, refuseBlockhash } from './refusals.js';
 import type { Recounts } from './recount.js';
@@ -25,8 +28,10 @@ import { TransactionRejected } from '../transaction/transaction-rejected.js';
 import type { MintConfig } from './types.js';
 
 /**
- * What GET and POST /x404_mint/<name> do (docs/minting.md). POST, in order, cheapest first, each
- * step a refusal that leaves nothing behind:
+ * What GET and POST /x404_mint/<name> do (docs/minting.md). Both first ask the authority watch
+ * (authority.ts) whether the mint's on-chain role is its signer's (500 MINT_MISCONFIGURED; 503 until
+ * known); GET ?wallet= asks eligibility.ts. POST, in order, cheapest first, each step a refusal that
+ * leaves nothing behind:
  *
  *  1. the body and the transaction decode (400 INVALID_BODY / INVALID_TRANSACTION + reason);
  *  2. the message is exactly the template (400 INVALID_TRANSACTION + reason), judged in memory;
@@ -41,7 +46,8 @@ import type { MintConfig } from './types.js';
  *     from the chain, recount.ts), and for a candy template
  *     the guard set's thirdPartySigner slot (400 signer_slot; 500 MINT_MISCONFIGURED when the
  *     guard does not name this gate's key);
- *  6. the mint's rule for the fee payer, on the chain as it is now (its refusal, or 503);
+ *  6. the mint's rule for the fee payer, on the chain as it is now (its refusal as a 403, or 503),
+ *     and beside it the token mint's supply against max_onchain_supply (403 SOLD_OUT; supply.ts);
  *  7. simulation, before the gate signs (every other signature was verified in step 4), so no RPC
  *     node holds a co-signed transaction the gate did not send, and before the reservation, so a
  *     transaction that fails never holds a count (422 SIMULATION_FAILED with the logs);
@@ -59,6 +65,8 @@ export interface MintServiceDependencies {
   policies(): PolicySet | undefined;
   now(): number;
   metrics?: MintMetrics;
+  /** Each mint's on-chain role (authority.ts); absent: not checked before a request (unit tests). */
+  authority?: MintAuthorityWatch;
   /** Where a mint whose counts are lost is reported (recount.ts). */
   recounts?: Recounts;
 }
@@ -82,7 +90,17 @@ export class MintService {
   private readonly slots = new Map<string, { at: number; slot: Promise<SignerSlot> }>();
   private readonly turns = new WalletTurns();
 
-  constructor(private readonly deps: MintServiceDependencies) {}
+  private readonly eligibility: WalletEligibilityCheck;
+
+  constructor(private readonly deps: MintServiceDependencies) {
+    this.eligibility = new WalletEligibilityCheck({
+      config: deps.config,
+      chain: deps.chain,
+      now: deps.now,
+      counts: (mint, wallet) => this.store(() => deps.store.counts(mint.name, wallet), mint.name),
+      checkWindow,
+    });
+  }
 
   /** The configuration by name, or 404. */
   mint(name: string): MintConfig {
@@ -91,11 +109,12 @@ export class MintService {
     return mint;
   }
 
-  /** GET /x404_mint/<name>: what a page needs to build the transaction, and the counts. */
-  async describe(name: string): Promise<MintAnswer> {
+  /** GET /x404_mint/<name>[?wallet=]: what a page needs to build the transaction, the counts, and the wallet's eligibility. */
+  async describe(name: string, wallet?: string): Promise<MintAnswer> {
     const mint = this.mint(name);
-    const counts = await this.store(() => this.deps.store.counts(mint.name), mint.name);
-    return { status: 200, body: { ...mint.listing, issued: counts.issued, reserved: counts.reserved }, headers: NO_STORE };
+    this.deps.authority?.assert(mint);
+    const [counts, eligibility] = await Promise.all([this.store(() => this.deps.store.counts(mint.name), mint.name), wallet === undefined ? undefined : this.eligibility.forWallet(mint, wallet)]);
+    return { status: 200, body: { ...mint.listing, issued: counts.issued, reserved: counts.reserved, ...(eligibility ? { wallet: eligibility } : {}) }, headers: NO_STORE };
   }
 
   /** POST /x404_mint/<name>. Every refusal is counted by its code. */
@@ -112,6 +131,7 @@ export class MintService {
   }
 
   private async run(mint: MintConfig, body: Uint8Array, headers: HeaderBag): Promise<MintAnswer> {
+    this.deps.authority?.assert(mint);
     const transaction = readBody(body);
     const tx = decode(transaction);
     const match = judge(() => checkTemplate(tx, mint.template));
@@ -152,6 +172,9 @@ export class MintService {
     if (mint.supply !== undefined && counts.issued + counts.reserved >= mint.supply) throw soldOut(mint);
     if (counts.wallet >= mint.perWallet) throw limitReached(mint, counts.wallet);
 
+    // Beside the rule's reads: the token mint's supply on-chain, for max_onchain_supply (supply.ts).
+    const supplyRead = checkOnchainSupply(mint, chain, counts.reserved);
+    supplyRead.catch(() => {}); // awaited below, once the rule has answered
     await checkCondition(mint.condition, { address: feePayer, publicKey: match.feePayer }, {
       chain,
       config,
@@ -160,6 +183,7 @@ export class MintService {
       latitude: headers.get('x-lat'),
       longitude: headers.get('x-long'),
     });
+    await supplyRead;
 
     // Simulated before the gate signs (its slot zero, signatures verified above), so no node holds
     // a co-signed transaction the gate did not send; and before the reservation, so a transaction
@@ -195,7 +219,7 @@ export class MintService {
     }
     return {
       status: 200,
-      body: { success: true, signature: id, transaction: signed, lastValidBlockHeight, remaining: Math.max(0, mint.perWallet - reservation.walletCount) },
+      body: { success: true, signature: id, transaction: signed, lastValidBlockHeight, remaining: remainingFor(mint, { issued: counts.issued, reserved: counts.reserved + 1, wallet: reservation.walletCount }) },
       headers: NO_STORE,
     };
   }

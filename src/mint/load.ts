@@ -10,6 +10,7 @@ import { PROGRAM_BYTES, PROGRAM_IDS } from './template-programs.js';
 import { equalBytes } from '../lib/bytes.js';
 import { fieldApplies, isMintProgram, isTokenTemplate, MINT_FIELDS, MINT_PROGRAMS, type MintProgram } from '../contract/mint.js';
 import type { MintCondition, MintConfig, MintSigner } from './types.js';
+import { readPayment } from './payment.js';
 
 /**
  * The `"mints"` object of POLICIES_FILE → MintConfig by name (docs/minting.md). Every field is
@@ -97,11 +98,24 @@ function buildMint(name: string, fields: Record<string, unknown>, sources: MintS
     const mint = address(fields.mint, 'mint', fail);
     const amount = readAmount(fields.amount, fail);
     const tokenProgram = mintProgram === 'token-2022' ? PROGRAM_IDS.token2022 : PROGRAM_IDS.token;
+    const payment = fields.payment === undefined ? undefined : readPayment(fields.payment, signer.publicKey, fail);
+    const maxOnchainSupply = fields.max_onchain_supply === undefined ? undefined : readU64(fields.max_onchain_supply, 'max_onchain_supply', fail);
+    if (maxOnchainSupply !== undefined && maxOnchainSupply < amount) fail('field max_onchain_supply: must be at least amount, or no mint could ever be co-signed');
     return {
       ...common,
-      template: { program: mintProgram, signer: signer.publicKey, mint: mint.bytes, amount, allowPrograms: allowed },
+      template: { program: mintProgram, signer: signer.publicKey, mint: mint.bytes, amount, allowPrograms: allowed, payment },
       token: { mint: mint.text, program: tokenProgram },
-      listing: Object.freeze({ ...listing, mint: mint.text, amount: amount.toString(), tokenProgram }),
+      amount,
+      maxOnchainSupply,
+      payment,
+      listing: Object.freeze({
+        ...listing,
+        mint: mint.text,
+        amount: amount.toString(),
+        tokenProgram,
+        maxOnchainSupply: maxOnchainSupply?.toString() ?? null,
+        payment: payment === undefined ? null : { lamports: payment.lamports.toString(), destination: payment.destination },
+      }),
     };
   }
   const candyGuard = address(fields.candy_guard, 'candy_guard', fail);
@@ -203,6 +217,12 @@ function readAmount(value: unknown, fail: (why: string) => never): bigint {
   const amount = BigInt(text as string);
   if (amount === 0n || amount > U64_MAX) fail('field amount: must be from 1 to 18446744073709551615');
   return amount;
+}
+
+function readU64(value: unknown, field: string, fail: (why: string) => never): bigint {
+  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  if (typeof text !== 'string' || !/^[0-9]{1,20}$/.test(text) || BigInt(text) > U64_MAX) fail(`field ${field}: must be a whole number of base units up to 18446744073709551615, as a string`);
+  return BigInt(text as string);
 }
 
 function wholeNumber(value: unknown, field: string, max: number, fail: (why: string) => never): number {

@@ -3,6 +3,7 @@ import type { NamedPolicy } from '../policy/named-policy.js';
 import type { Rule } from '../rules/types.js';
 import type { TemplateSpec } from './check.js';
 import type { MintProgram } from '../contract/mint.js';
+import type { MintPayment } from './payment.js';
 
 /**
  * One mint of POLICIES_FILE's `"mints"` (docs/minting.md), built once when the file is loaded and
@@ -25,6 +26,11 @@ export interface MintConfig {
   template: TemplateSpec;
   /** Token templates: the mint and its token program (base58), for the fee payer's ATA. */
   token?: { mint: string; program: string };
+  /** Token templates: the cap on the mint's on-chain supply (base units) and the amount each mint adds. */
+  maxOnchainSupply?: bigint | undefined;
+  amount?: bigint | undefined;
+  /** A paid mint's price (payment.ts). */
+  payment?: MintPayment | undefined;
   /** The configuration as GET /x404_mint/<name> serves it (without the live counts). */
   listing: Readonly<Record<string, unknown>>;
 }

@@ -5,7 +5,7 @@
  */
 import { RULE_REFUSALS } from '../contract/errors.js';
 import { FEATURE_NAMES } from '../contract/features.js';
-import { MAX_MINT_BODY_BYTES, MINT_FIELDS, MINT_PROGRAM_TEXT, MINT_REFUSALS, MINT_STATE_FIELDS, TRANSACTION_REASONS } from '../contract/mint.js';
+import { MAX_MINT_BODY_BYTES, MINT_FIELDS, MINT_PROGRAM_TEXT, MINT_QUERY_ERRORS, MINT_REFUSALS, MINT_STATE_FIELDS, TRANSACTION_REASONS } from '../contract/mint.js';
 import { JSON_TYPE, ref, type JsonObject } from './json.js';
 import { answersOf } from './sign-in.js';
 
@@ -61,12 +61,15 @@ function postResponses(): JsonObject {
   const byStatus = new Map<number, string[]>();
   const add = (status: number, code: string): void => void byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   for (const { status, code } of MINT_REFUSALS) add(status, code);
-  // The rule's own refusals keep their statuses (403, 500, 401 for a location).
+  // The rule's refusals are 403 with the deciding leaf's code (a sign-in answers some of them 500 or 401).
   for (const code of RULE_REFUSALS) add(403, code);
-  for (const feature of FEATURE_NAMES) for (const { status, code } of answersOf(feature)) if (!byStatus.get(status)?.includes(code)) add(status, code);
+  const mintStatus = (status: number): number => (status === 400 || status === 429 || status === 503 ? status : 403);
+  for (const feature of FEATURE_NAMES) {
+    for (const { status, code } of answersOf(feature)) if (!byStatus.get(mintStatus(status))?.includes(code)) add(mintStatus(status), code);
+  }
+  add(403, 'LOCATION_DENIED');
   add(500, 'LOCATION_ERROR');
   add(500, 'INTERNAL_ERROR');
-  add(401, 'LOCATION_DENIED');
   add(405, 'METHOD_NOT_ALLOWED');
   add(429, 'RATE_LIMITED');
   const responses: JsonObject = {
@@ -74,7 +77,7 @@ function postResponses(): JsonObject {
   };
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const when = MINT_REFUSALS.filter((refusal) => refusal.status === status).map((refusal) => `${refusal.code}: ${refusal.when}`);
-    responses[String(status)] = errorResponse(status, codes, when.length > 0 ? when.join('; ') : status === 500 ? 'The rule\'s refusal (its deciding leaf\'s code), or an unexpected failure.' : `HTTP ${status}`);
+    responses[String(status)] = errorResponse(status, codes, when.length > 0 ? when.join('; ') + (status === 403 ? '; or the rule\'s refusal (its deciding leaf\'s code, with `rule` and `failed`)' : '') : `HTTP ${status}`);
   }
   return responses;
 }
@@ -94,13 +97,24 @@ export function mintPaths(mintNames: readonly string[] | undefined): JsonObject 
       get: {
         operationId: 'mint_configuration',
         tags: ['minting'],
-        summary: 'A mint\'s configuration and counts',
+        summary: 'A mint\'s configuration and counts; with ?wallet=, whether that wallet may mint now',
+        parameters: [
+          {
+            name: 'wallet',
+            in: 'query',
+            required: false,
+            description: 'A wallet\'s address: the answer adds `wallet` — whether a POST from it would be co-signed now (`error`: the code it would get) and its remaining mints. Kept a few seconds per wallet; rate-limited per client.',
+            schema: { type: 'string' },
+          },
+        ],
         responses: {
           '200': { description: 'The configuration (never the signer\'s key file) and its counts.', headers: { 'Cache-Control': { $ref: '#/components/headers/CacheControl' } }, content: { [JSON_TYPE]: { schema: ref('MintConfiguration') } } },
+          '400': errorResponse(400, MINT_QUERY_ERRORS.map((error) => error.code), MINT_QUERY_ERRORS.map((error) => `${error.code}: ${error.when}`).join('; ')),
           '404': errorResponse(404, ['NOT_FOUND'], 'No mint of that name.'),
           '405': errorResponse(405, ['METHOD_NOT_ALLOWED'], 'Only GET and POST.'),
           '429': errorResponse(429, ['RATE_LIMITED'], 'Too many requests from this client address.'),
-          '503': errorResponse(503, ['MINT_RECOUNTING', 'UPSTREAM_UNAVAILABLE'], 'MINT_RECOUNTING: the counts are being rebuilt from the chain (Retry-After); UPSTREAM_UNAVAILABLE: the reservation store (Redis) could not be read.'),
+          '500': errorResponse(500, ['MINT_MISCONFIGURED', 'INTERNAL_ERROR'], 'MINT_MISCONFIGURED: the signer does not hold the mint\'s on-chain role (mint authority, thirdPartySigner).'),
+          '503': errorResponse(503, ['MINT_RECOUNTING', 'UPSTREAM_UNAVAILABLE'], 'MINT_RECOUNTING: the counts are being rebuilt from the chain (Retry-After); UPSTREAM_UNAVAILABLE: the reservation store (Redis) or the chain could not be read, or the mint\'s on-chain authority is not known yet.'),
         },
       },
       post: {

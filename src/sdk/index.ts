@@ -41,5 +41,6 @@ export {
   type StandardWalletSigner,
   type WalletSigner,
 } from './signer.js';
-export { associatedTokenAddress, mint, mintConfiguration, tokenMintTransaction, MINT_CONFIGURATION_KEYS, type MintConfiguration, type MintOptions, type MintResult } from './mint.js';
+export { associatedTokenAddress, mint, mintAndConfirm, mintConfiguration, tokenMintTransaction, MINT_CONFIGURATION_KEYS, type MintAndConfirmOptions, type MintConfiguration, type MintOptions, type MintResult } from './mint.js';
+export { confirmTransaction, type Confirmation, type ConfirmOptions } from './confirm.js';
 export { defaultStorage, memoryStorage, storageKey, webStorage, type TokenStorage } from './storage.js';

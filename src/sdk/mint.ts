@@ -6,6 +6,7 @@ import { concatBytes } from '../lib/bytes.js';
 import { decodeTransaction } from '../transaction/decode.js';
 import { encodeMessage, encodeTransaction } from '../transaction/encode.js';
 import type { CompiledInstruction, Message } from '../transaction/message.js';
+import { confirmTransaction, type Confirmation } from './confirm.js';
 import { codeFromBody, X404Error, type X404ErrorBody } from './errors.js';
 import type { Fetch } from './http.js';
 import { resolveSigner, type Signer } from './signer.js';
@@ -35,6 +36,12 @@ export interface MintOptions {
    * read-only in the thirdPartySigner slot, docs/minting.md). The SDK has the wallet sign it.
    */
   transaction?: Uint8Array;
+  /**
+   * Ask the gate first whether this wallet may mint now (GET ?wallet=): when it may not, throw the
+   * code the POST would get, before the wallet is asked to sign. Default false (one more rule
+   * evaluation on the gate, kept there a few seconds).
+   */
+  checkEligibility?: boolean;
   /** Adds SetComputeUnitLimit to a token template's transaction (default: none). */
   computeUnitLimit?: number;
   /** The caller's position, when the mint's rule asks for one. */
@@ -64,12 +71,18 @@ export interface MintConfiguration {
   start: string | null;
   end: string | null;
   allowPrograms: string[];
+  /** Token templates: the cap on the token mint's on-chain supply (base units), or null. */
+  maxOnchainSupply?: string | null;
+  /** A paid mint's price: mint() adds the transfer. */
+  payment?: { lamports: string; destination: string } | null;
+  /** With `wallet` asked: whether it may mint now (`error`: the code a POST would get) and its remaining mints. */
+  wallet?: { address: string; eligible: boolean; error?: string; message?: string; remaining: number };
 }
 
 /** The keys of MintConfiguration, for test/unit/mint-template.test.ts to hold against the gate's description. */
 export const MINT_CONFIGURATION_KEYS = [
   'name', 'signer', 'program', 'rule', 'feature', 'policy', 'mint', 'amount', 'tokenProgram', 'candyGuard', 'candyMachine', 'group',
-  'perWallet', 'supply', 'issued', 'reserved', 'start', 'end', 'allowPrograms',
+  'perWallet', 'supply', 'issued', 'reserved', 'start', 'end', 'allowPrograms', 'maxOnchainSupply', 'payment', 'wallet',
 ] as const satisfies readonly (keyof MintConfiguration)[];
 
 export interface MintResult {
@@ -88,8 +101,14 @@ export async function mint(options: MintOptions): Promise<MintResult> {
   const fetchImpl: Fetch = options.fetch ?? ((input, init) => fetch(input, init));
   const base = options.baseUrl.replace(/\/+$/, '');
   const url = `${base}/x404_mint/${encodeURIComponent(options.name)}`;
-  const configuration = await mintConfiguration({ baseUrl: base, name: options.name, fetch: fetchImpl, signal: options.signal });
-  const signer = await resolveSigner(options.signer);
+  // The wallet's address is needed first only to ask about it: otherwise the gate is read before the wallet is touched.
+  const early = options.checkEligibility ? await resolveSigner(options.signer) : undefined;
+  const configuration = await mintConfiguration({ baseUrl: base, name: options.name, fetch: fetchImpl, signal: options.signal, wallet: early?.address });
+  const signer = early ?? (await resolveSigner(options.signer));
+  if (configuration.wallet && !configuration.wallet.eligible) {
+    const { error, message } = configuration.wallet;
+    throw new X404Error(error ?? 'UNEXPECTED_RESPONSE', message ?? `This wallet may not mint ${configuration.name} now`, 0, { ...configuration.wallet });
+  }
 
   let unsigned: Uint8Array;
   if (configuration.program === 'spl-token' || configuration.program === 'token-2022') {
@@ -116,10 +135,40 @@ export async function mint(options: MintOptions): Promise<MintResult> {
   return { signature: body.signature, transaction: body.transaction, lastValidBlockHeight: Number(body.lastValidBlockHeight), remaining: Number(body.remaining), configuration };
 }
 
+export interface MintAndConfirmOptions extends MintOptions {
+  /** Where the transaction's status is read (getSignatureStatuses, getBlockHeight): required here. */
+  rpcUrl: string;
+  /** Default 'confirmed'. */
+  commitment?: 'confirmed' | 'finalized';
+  /** Between status polls; default 500 ms. */
+  intervalMs?: number;
+}
+
+/**
+ * `mint()`, then waits until the transaction is confirmed (polling getSignatureStatuses over HTTP):
+ * resolves once it is, throws TRANSACTION_FAILED when it landed with an error, TRANSACTION_EXPIRED
+ * when the block height passed the answer's lastValidBlockHeight without it (mint again).
+ */
+export async function mintAndConfirm(options: MintAndConfirmOptions): Promise<MintResult & { confirmation: Confirmation }> {
+  if (typeof options.rpcUrl !== 'string') throw new X404Error('SIGNING_ERROR', 'mintAndConfirm() needs `rpcUrl` to read the transaction\'s status');
+  const result = await mint(options);
+  const confirmation = await confirmTransaction({
+    rpcUrl: options.rpcUrl,
+    signature: result.signature,
+    lastValidBlockHeight: result.lastValidBlockHeight,
+    ...(options.commitment ? { commitment: options.commitment } : {}),
+    ...(options.intervalMs !== undefined ? { intervalMs: options.intervalMs } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { ...result, confirmation };
+}
+
 /** GET /x404_mint/<name>: the configuration and its counts (issued, reserved). */
-export async function mintConfiguration(options: { baseUrl: string; name: string; fetch?: Fetch; signal?: AbortSignal | undefined }): Promise<MintConfiguration> {
+export async function mintConfiguration(options: { baseUrl: string; name: string; wallet?: string | undefined; fetch?: Fetch; signal?: AbortSignal | undefined }): Promise<MintConfiguration> {
   const fetchImpl: Fetch = options.fetch ?? ((input, init) => fetch(input, init));
-  const url = `${options.baseUrl.replace(/\/+$/, '')}/x404_mint/${encodeURIComponent(options.name)}`;
+  const query = options.wallet === undefined ? '' : `?wallet=${encodeURIComponent(options.wallet)}`;
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/x404_mint/${encodeURIComponent(options.name)}${query}`;
   const reply = await request(fetchImpl, url, { method: 'GET', ...(options.signal ? { signal: options.signal } : {}) });
   const body = reply.body as Partial<MintConfiguration> | undefined;
   if (!body || !isMintProgram(body.program) || typeof body.signer !== 'string') throw new X404Error('UNEXPECTED_RESPONSE', 'The gate\'s mint configuration is not readable', reply.status, reply.body);
@@ -177,7 +226,9 @@ export async function tokenMintTransaction(input: { configuration: MintConfigura
   const tokenProgram = configuration.program === 'token-2022' ? PROGRAM_IDS.token2022 : PROGRAM_IDS.token;
   const ata = await associatedTokenAddress(wallet, configuration.mint, tokenProgram);
   const budget = input.computeUnitLimit !== undefined;
-  const keys = [wallet, configuration.signer, ata, configuration.mint, PROGRAM_IDS.system, tokenProgram, PROGRAM_IDS.associatedToken, ...(budget ? [PROGRAM_IDS.computeBudget] : [])];
+  const payment = configuration.payment ?? undefined;
+  const writable = [wallet, configuration.signer, ata, configuration.mint, ...(payment ? [payment.destination] : [])];
+  const keys = [...writable, PROGRAM_IDS.system, tokenProgram, PROGRAM_IDS.associatedToken, ...(budget ? [PROGRAM_IDS.computeBudget] : [])];
   const index = (address: string): number => keys.indexOf(address);
   const instructions: CompiledInstruction[] = [];
   if (budget) {
@@ -185,6 +236,13 @@ export async function tokenMintTransaction(input: { configuration: MintConfigura
     data[0] = 2; // SetComputeUnitLimit(u32)
     new DataView(data.buffer).setUint32(1, input.computeUnitLimit!, true);
     instructions.push({ programIdIndex: index(PROGRAM_IDS.computeBudget), accountIndexes: new Uint8Array(), data });
+  }
+  if (payment) {
+    // The mint's price: System Program Transfer (u32 2, u64 lamports) from the wallet to the destination.
+    const data = new Uint8Array(12);
+    data[0] = 2;
+    new DataView(data.buffer).setBigUint64(4, BigInt(payment.lamports), true);
+    instructions.push({ programIdIndex: index(PROGRAM_IDS.system), accountIndexes: Uint8Array.from([0, index(payment.destination)]), data });
   }
   instructions.push({
     programIdIndex: index(PROGRAM_IDS.associatedToken),
@@ -197,7 +255,7 @@ export async function tokenMintTransaction(input: { configuration: MintConfigura
   instructions.push({ programIdIndex: index(tokenProgram), accountIndexes: Uint8Array.from([index(configuration.mint), index(ata), 1]), data: mintTo });
   const message: Message = {
     version: 'legacy',
-    header: { numRequiredSignatures: 2, numReadonlySignedAccounts: 1, numReadonlyUnsignedAccounts: keys.length - 4 },
+    header: { numRequiredSignatures: 2, numReadonlySignedAccounts: 1, numReadonlyUnsignedAccounts: keys.length - writable.length },
     accountKeys: keys.map((key) => bs58.decode(key)),
     recentBlockhash: bs58.decode(input.blockhash),
     instructions,

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair, PublicKey, Transaction, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { associatedTokenAddress, mint, mintConfiguration, X404Error } from '../../src/sdk/index.js';
+import { associatedTokenAddress, mint, mintAndConfirm, mintConfiguration, X404Error } from '../../src/sdk/index.js';
+import { demoWallet } from 'x404-localnet/fixture.js';
 import { x404 } from '../helpers/launch.js';
 import { associatedTokenAccount, TOKEN_2022_PROGRAM, writeKeypairFile } from '../helpers/mint.js';
 import { fundedWallet, startMintLaunch, waitConfirmed, type MintLaunch } from '../helpers/mint-gate.js';
@@ -73,6 +74,30 @@ describe('mint() in x404-gate/sdk', () => {
     // What the gate sent is what the wallet signed, with the gate's signature beside it.
     const sent = Transaction.from(Buffer.from(result.transaction, 'base64'));
     expect(sent.verifySignatures()).toBe(true);
+  });
+
+  it('mintAndConfirm() returns once the mint is confirmed: the tokens are there without waiting', async () => {
+    const wallet = await fundedWallet(launch.localnet.url);
+    const result = await mintAndConfirm({ baseUrl: launch.gateUrl, name: 'genesis', signer: { secretKey: wallet.secretKey }, rpcUrl: launch.localnet.url, intervalMs: 100 });
+    expect(result.confirmation).toMatchObject({ signature: result.signature, confirmationStatus: expect.stringMatching(/^(confirmed|finalized)$/), slot: expect.any(Number) });
+    expect(await balance(wallet.publicKey, launch.mints.genesis!)).toBe(5n);
+    // Its wallet's eligibility, asked before signing, now says it has had its mint.
+    const status = await mintConfiguration({ baseUrl: launch.gateUrl, name: 'genesis', wallet: wallet.publicKey.toBase58() });
+    expect(status.wallet).toMatchObject({ address: wallet.publicKey.toBase58(), eligible: false, error: 'MINT_LIMIT_REACHED', remaining: 0 });
+  });
+
+  it('checkEligibility: a wallet the gate would refuse is told so before it is asked to sign', async () => {
+    const banned = await fundedWallet(launch.localnet.url, Keypair.fromSecretKey(demoWallet('banned-holder').secretKey));
+    let asked = 0;
+    const wallet = { publicKey: banned.publicKey, signTransaction: async (bytes: Uint8Array) => (asked++, bytes) };
+    const refused = await mint({ baseUrl: launch.gateUrl, name: 'genesis', signer: wallet, rpcUrl: launch.localnet.url, checkEligibility: true }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(X404Error);
+    expect((refused as X404Error).code).toBe('HOLDS_BANNED_TOKEN');
+    expect(asked).toBe(0);
+    // An eligible wallet mints as without the check.
+    const fine = await fundedWallet(launch.localnet.url);
+    const result = await mint({ baseUrl: launch.gateUrl, name: 'genesis', signer: { secretKey: fine.secretKey }, rpcUrl: launch.localnet.url, checkEligibility: true });
+    expect(result.configuration.wallet).toMatchObject({ eligible: true, remaining: 1 });
   });
 
   it('reads the configuration and its counts', async () => {

@@ -8,10 +8,11 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { demoWallet } from 'x404-localnet/fixture.js';
-import { authenticate, resolveSigner } from '../../src/sdk/index.js';
+import { associatedTokenAddress, authenticate, resolveSigner } from '../../src/sdk/index.js';
 import { anchorsOf, docFiles, relativeLinks, ROOT, runnableBlocks, type FencedBlock } from '../helpers/docs.js';
 import { startStack, type Stack } from '../helpers/gate.js';
 import { eventually } from '../helpers/launch.js';
+import { waitForCounts } from '../helpers/mint-gate.js';
 import { freePort, startNginx } from '../helpers/nginx.js';
 import { bundleSdkForBrowser, launchBrowser, servePages, type Browser, type PageServer } from './browser-harness.js';
 
@@ -26,6 +27,8 @@ import { bundleSdkForBrowser, launchBrowser, servePages, type Browser, type Page
  * ```sh x404-example tour     → bash, with `npx x404` working and /tmp/x404-demo-clean.json the demo
  *                               wallet, as after `npm run dev`.
  * Placeholder gate URLs (https://gate.example.com, http://localhost:3000) become the test gate's.
+ * "Launch your own mint" (docs/minting.md): ```sh x404-example mint-setup, mint-gate (in the background),
+ * mint-try, with the local chain's URL for 127.0.0.1:8899 and the gate's for localhost:3002.
  * "Running a launch" (docs/launch-operations.md): ```sh x404-example launch-setup, launch-gate (run in
  * the background; `npm start` starts the built gate, mainnet's URL becomes the local chain's),
  * ```nginx x404-example launch-nginx (run by Debian's nginx on a free port, in front of a small mint
@@ -34,7 +37,7 @@ import { bundleSdkForBrowser, launchBrowser, servePages, type Browser, type Page
  * those pages must resolve.
  */
 const DIST = (path: string): string => pathToFileURL(join(ROOT, 'dist/src', path)).href;
-const RUN_KINDS = ['browser', 'backend', 'node', '', 'tour', 'launch-setup', 'launch-gate', 'launch-nginx', 'launch-try', 'rules-setup', 'rules-gate', 'rules-try'];
+const RUN_KINDS = ['browser', 'backend', 'node', '', 'tour', 'launch-setup', 'launch-gate', 'launch-nginx', 'launch-try', 'rules-setup', 'rules-gate', 'rules-try', 'mint-setup', 'mint-gate', 'mint-try'];
 /** Where `npm run dev` writes the demo wallet's keypair, as the docs say. */
 const DEV_KEYPAIR = '/tmp/x404-demo-clean.json';
 const CLEAN = demoWallet('clean').publicKey;
@@ -361,6 +364,42 @@ describe('Rules (docs/rules.md)', () => {
       expect(tryIt.output).toContain(`Valid rule launch token for ${demoWallet('old').publicKey}`);
       expect(tryIt.output).toMatch(/✗ rule launch .* refused with 403 WALLET_DENIED/);
       expect(tryIt.output).toContain('refused (exit 1)');
+    } finally {
+      gate.stop();
+    }
+  });
+});
+
+describe('Launch your own mint (docs/minting.md)', () => {
+  it('the setup, gate and try blocks run as written: a new token mint, its entry pasted, a mint landed', async () => {
+    const dir = join(work, 'own-mint');
+    mkdirSync(dir, { recursive: true });
+    const bin = cliBin(dir);
+    npmStartShim(bin);
+    const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: dir };
+    const chain = (code: string): string => code.replaceAll('http://127.0.0.1:8899', stack.localnet.url);
+
+    const setup = await runBash(chain(block('mint-setup')), dir, env);
+    expect(setup.code, setup.output).toBe(0);
+    const entry = JSON.parse(readFileSync(join(dir, 'entry.json'), 'utf8')) as { genesis: { mint: string; signer: string } };
+    expect(entry.genesis.signer).toBe('keys/signer.json');
+    const port = await freePort();
+    const gate = await startDocumentedGate(chain(block('mint-gate')).replace('PORT=3002', `PORT=${port} HOST=127.0.0.1`), dir, env, port);
+    try {
+      // The block waits while the new gate rebuilds its counts; the chain's blocks are produced
+      // meanwhile rather than waited for (a minute of them).
+      const [tryIt] = await Promise.all([
+        runBash(chain(block('mint-try')).replaceAll('http://localhost:3002', `http://127.0.0.1:${port}`), dir, env),
+        waitForCounts(`http://127.0.0.1:${port}`, stack.localnet.url, ['genesis']),
+      ]);
+      expect(tryIt.code, `${tryIt.output}\n--- gate ---\n${gate.output()}`).toBe(0);
+      expect(tryIt.output).toContain('"eligible":true');
+      expect(tryIt.output).toMatch(/Confirmed \((confirmed|finalized)\) in slot \d+/);
+      // Landed: the new wallet's token account of the new mint holds one token.
+      const minter = (await resolveSigner({ secretKey: Uint8Array.from(JSON.parse(readFileSync(join(dir, 'wallet.json'), 'utf8')) as number[]) })).address;
+      const ata = await associatedTokenAddress(minter, entry.genesis.mint, 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
+      const reply = (await (await fetch(stack.localnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAccountInfo', params: [ata, { encoding: 'base64', commitment: 'confirmed' }] }) })).json()) as any;
+      expect(Buffer.from(reply.result.value.data[0] as string, 'base64').readBigUInt64LE(64)).toBe(1n);
     } finally {
       gate.stop();
     }

@@ -311,8 +311,9 @@ describe('the co-signed mint of the demo launch (the "Co-signed mint" view)', ()
   it("shows the rule's refusal for a wallet that fails it, with no signature: young is too new", async () => {
     await watchMint('genesis', 'young');
 
+    // A refusal, not a failure of the gate: 403 with the rule's code (a sign-in answers it 500).
     expect(await stepState('mint-answer')).toBe('failed');
-    expect(await text('.step[data-step="mint-answer"] .summary')).toContain('HTTP 500');
+    expect(await text('.step[data-step="mint-answer"] .summary')).toContain('HTTP 403');
     const answer = await json('pre.mint-answer-body');
     expect(answer).toMatchObject({ error: 'WALLET_TOO_NEW', rule: 'launch', failed: expect.arrayContaining(['$.all[1]']) });
     expect(answer.signature).toBeUndefined();
@@ -326,7 +327,7 @@ describe('the co-signed mint of the demo launch (the "Co-signed mint" view)', ()
     expect(await stepState('mint-balance')).toBe('skipped');
     const youngsAccount = associatedTokenAccount(new PublicKey(demoWallet('young').publicKey), new PublicKey(genesis)).toBase58();
     expect((await chainRpc('getAccountInfo', [youngsAccount, { encoding: 'base64' }])).value).toBeNull();
-    await page.screenshot({ path: join(SHOTS, 'mint-genesis-young-500.png'), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, 'mint-genesis-young-403.png'), fullPage: true });
   });
 });
 

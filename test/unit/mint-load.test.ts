@@ -52,6 +52,8 @@ describe('mint configurations', () => {
       start: '2026-12-01T16:00:00.000Z',
       end: '2026-12-01T18:00:00.000Z',
       allowPrograms: ['ComputeBudget111111111111111111111111111111'],
+      maxOnchainSupply: null,
+      payment: null,
     });
     // The key signs as the keypair file's key, and never prints.
     const message = Buffer.from('hello');
@@ -63,6 +65,14 @@ describe('mint configurations', () => {
     for (const secret of [Buffer.from(signer.secretKey.subarray(0, 32)).toString('hex'), Buffer.from(signer.secretKey.subarray(0, 32)).toString('base64'), JSON.stringify([...signer.secretKey.subarray(0, 8)]).slice(1, -1)]) {
       expect(printed).not.toContain(secret);
     }
+  });
+
+  it('loads a paid mint with an on-chain supply cap, and serves both', () => {
+    const treasury = Keypair.generate().publicKey.toBase58();
+    const mint = load({ genesis: { ...genesis, payment: { lamports: '5000000', destination: treasury }, max_onchain_supply: '100' } }).mints.get('genesis')!;
+    expect(mint.listing).toMatchObject({ payment: { lamports: '5000000', destination: treasury }, maxOnchainSupply: '100' });
+    expect(mint.payment?.lamports).toBe(5_000_000n);
+    expect(mint.maxOnchainSupply).toBe(100n);
   });
 
   it('loads candy templates, and a feature under a named policy as the condition', () => {
@@ -91,6 +101,13 @@ describe('mint configurations', () => {
       [{ ...genesis, allow_programs: ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'] }, 'cannot be allowed'],
       [{ ...genesis, allow_programs: ['BPFLoaderUpgradeab1e11111111111111111111111'] }, 'cannot be allowed'],
       [{ ...genesis, mint: 'not-an-address' }, 'field mint: must be a base58 address'],
+      [{ ...genesis, payment: { lamports: '0', destination: MINT } }, 'field payment: lamports must be from 1'],
+      [{ ...genesis, payment: { lamports: '5', destination: 'x' } }, 'field payment: destination must be a base58 address'],
+      [{ ...genesis, payment: { lamports: '5', destination: signer.publicKey.toBase58() } }, 'field payment: destination cannot be the signer'],
+      [{ ...genesis, payment: { lamports: '5', destination: MINT, memo: 'x' } }, 'field payment: unknown key memo'],
+      [{ ...genesis, payment: '5' }, 'field payment: must be'],
+      [{ ...genesis, max_onchain_supply: '1.5' }, 'field max_onchain_supply: must be a whole number'],
+      [{ ...genesis, amount: '10', max_onchain_supply: '9' }, 'field max_onchain_supply: must be at least amount'],
     ];
     for (const [fields, expected] of cases) {
       const message = refusal({ genesis: JSON.parse(JSON.stringify(fields)) });
