@@ -115,7 +115,16 @@ async function main(): Promise<void> {
     const wallets = Array.from({ length: WALLETS }, newWallet);
     for (const wallet of wallets) await localnet.admin('lamports', { address: wallet.address, lamports: '100000000000' });
     gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, env: { ...GATE_ENV, POLICIES_FILE: join(dir, 'policies.json') }, ...(PROFILE_DIR ? { cpuProfileDir: PROFILE_DIR } : {}), ...(GATE_DIST ? { distRoot: GATE_DIST } : {}) });
-    const configuration = (await (await fetch(`${gate.url}/x404_mint/bench`)).json()) as MintConfiguration;
+    // Without Redis the gate rebuilds the mint's counts from the chain first (503 MINT_RECOUNTING
+    // until every blockhash that could be in flight expired): the new chain's blocks are produced now.
+    let described = await fetch(`${gate.url}/x404_mint/bench`);
+    for (let tries = 0; described.status === 503 && tries < 200; tries++) {
+      await described.arrayBuffer();
+      await localnet.admin('blocks', { advance: 151 });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      described = await fetch(`${gate.url}/x404_mint/bench`);
+    }
+    const configuration = (await described.json()) as MintConfiguration;
     const latest = async (): Promise<string> =>
       ((await (await fetch(localnet.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [{ commitment: 'confirmed' }] }) })).json()) as { result: { value: { blockhash: string } } }).result.value.blockhash;
     const request = (bodies: string[]): autocannon.Request[] => {

@@ -21,6 +21,7 @@ import { MemoryReservationStore } from './mint/memory-store.js';
 import { createRedisReservationStore } from './mint/redis-store.js';
 import { MAX_MINT_BODY_BYTES } from './contract/mint.js';
 import { startReservationTracker } from './mint/tracker.js';
+import { Recounts } from './mint/recount.js';
 import { MintAuthorityWatch } from './mint/authority.js';
 
 /** The whole gate, wired from one Config: what `npm start`, `npm run dev` and the tests run. */
@@ -145,10 +146,28 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
   });
   // Bounded: a chain that does not answer must not hold the gate's start; the watch keeps trying.
   await Promise.race([authority.start(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-  const mints = new MintService({ config, chain, mintChain, signatures, store: reservations, policies: () => deps.policies, now, metrics, authority });
+  const recounts = new Recounts({
+    store: reservations,
+    chain: mintChain,
+    mints: () => deps.policies?.mints ?? new Map(),
+    events: {
+      lost: (mint) => logger.warn({ mint }, 'mint counts lost (restart without Redis, Redis flushed or failed over): POST answers 503 MINT_RECOUNTING until they are rebuilt from the chain'),
+      rebuilt: (mint, issued, wallets) => logger.info({ mint, issued, wallets }, 'mint counts rebuilt from the chain'),
+      error: (mint, error) => logger.warn({ mint, err: error.message }, 'mint counts: the rebuild could not read the chain or the store; it tries again'),
+    },
+  });
+  if (!redis && (policies?.mints.size ?? 0) > 0) {
+    logger.warn(
+      { mints: [...policies!.mints.keys()] },
+      'mints without REDIS_URL: counts live in this process and are rebuilt from the chain at start (POST answers 503 MINT_RECOUNTING meanwhile); several instances without Redis would each count alone and over-sell',
+    );
+  }
+  const mints = new MintService({ config, chain, mintChain, signatures, store: reservations, policies: () => deps.policies, now, metrics, authority, recounts });
+  void recounts.checkAll().catch((error: Error) => logger.warn({ err: error.message }, 'mint counts: the store could not be read at start'));
   const tracker = startReservationTracker({
     store: reservations,
     chain: mintChain,
+    recounts,
     mints: () => [...(deps.policies?.mints.keys() ?? [])],
     events: {
       confirmed: (mint, count) => metrics.countMintSettled(mint, 'confirmed', count),
@@ -198,6 +217,7 @@ export async function startGate(config: Config, logger: Logger, options: GateOpt
           await authority.check(loaded.mints.values());
           deps.policies = loaded;
           openApiJson = openApi();
+          void recounts.checkAll().catch(() => undefined);
           logger.info(policySummary(deps.policies), 'policies reloaded');
         } catch (error) {
           logger.error({ err: (error as Error).message }, 'policy reload failed; keeping the previous policies');

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   // Starting reads POLICIES_FILE and JWT_PRIVATE_KEYS_FILE, which fail the same way.
   const gate = await startGate(config, logger).catch(exitOnConfigError);
-  logger.info({ port: gate.port, rpcEndpoints: config.rpcUrls.length, workerThreads: config.workerThreads, redis: Boolean(config.redisUrl) }, 'listening');
+  logger.info({ port: gate.port, rpcEndpoints: config.rpcUrls.length, workerThreads: config.workerThreads, store: config.redisUrl ? 'redis' : 'memory (this instance only)' }, 'listening');
 
   let stopping = false;
   const stop = (signal: string): void => {

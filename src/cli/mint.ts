@@ -15,8 +15,8 @@ it and prints the signature the gate sent.
   --url <gate>        the gate's base URL (default $X404_URL, else ${DEFAULT_URL})
   <mint>, --name <mint>  the mint's name, as in /x404_mint/<name>
   --keypair <file>    Solana keypair JSON (64 numbers): the wallet that pays and receives
-  --rpc <url>         an RPC endpoint to read a recent blockhash from (default $SOLANA_RPC_URL)
-  --blockhash <hash>  a recent blockhash instead of --rpc
+  --rpc <url>         an RPC endpoint to read a recent blockhash from, at confirmed (default $SOLANA_RPC_URL)
+  --blockhash <hash>  a recent blockhash (getLatestBlockhash at confirmed) instead of --rpc
   --compute-unit-limit <n>  add SetComputeUnitLimit(n)
   --lat <n> --long <n>  your position, when the mint's rule asks for one
   --confirm           wait until the transaction is confirmed (polls --rpc); exit 1 if it failed,
@@ -31,7 +31,7 @@ not yet confirmed or expired), supply, price and on-chain cap; with --wallet, wh
 may mint now and how many more it may get.`;
 
 /** Gate answers that mean "try again later" rather than "no". */
-const TRANSIENT = new Set(['NETWORK_ERROR', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'INTERNAL_ERROR', 'BLOCKHASH_EXPIRED', 'TRANSACTION_EXPIRED']);
+const TRANSIENT = new Set(['NETWORK_ERROR', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'INTERNAL_ERROR', 'BLOCKHASH_EXPIRED', 'TRANSACTION_EXPIRED', 'BLOCKHASH_NOT_CONFIRMED', 'MINT_RECOUNTING']);
 
 const gateUrl = (value: string | undefined): string => httpUrlOption('url', value ?? process.env.X404_URL ?? DEFAULT_URL);
 

@@ -102,6 +102,7 @@ export const MINT_REFUSALS = [
   { status: 400, code: 'INVALID_BODY', when: 'the body is not JSON {"transaction": "<base64>"}' },
   { status: 400, code: 'INVALID_TRANSACTION', when: 'the transaction is not one the template allows; `reason` says why' },
   { status: 400, code: 'BLOCKHASH_EXPIRED', when: 'the transaction\'s blockhash is no longer valid: build it again' },
+  { status: 400, code: 'BLOCKHASH_NOT_CONFIRMED', when: 'the transaction\'s blockhash is not yet valid at `confirmed`: build it with getLatestBlockhash at `confirmed` (or `finalized`)' },
   { status: 401, code: 'INVALID_SIGNATURE', when: 'the fee payer\'s signature does not verify' },
   { status: 403, code: 'MINT_NOT_STARTED', when: 'before `start`' },
   { status: 403, code: 'MINT_ENDED', when: 'from `end` on' },
@@ -111,6 +112,7 @@ export const MINT_REFUSALS = [
   { status: 413, code: 'BODY_TOO_LARGE', when: 'the body is larger than 4 KiB' },
   { status: 422, code: 'SIMULATION_FAILED', when: 'the co-signed transaction fails in simulation; `logs` has the programs\' logs; nothing is reserved' },
   { status: 500, code: 'MINT_MISCONFIGURED', when: 'on-chain, the token mint\'s mint authority or the candy guard\'s thirdPartySigner is not this gate\'s signer, or the account is not a mint (guard) of that program; GET answers it too' },
+  { status: 503, code: 'MINT_RECOUNTING', when: 'the counts are being rebuilt from the chain (after a restart without Redis, or a lost Redis store); try again after `Retry-After` seconds' },
   { status: 503, code: 'UPSTREAM_UNAVAILABLE', when: 'the chain, or the reservation store (Redis), could not be read, or the mint\'s on-chain authority is not known yet; nothing is reserved unless `reserved: true`' },
 ] as const satisfies readonly { status: number; code: string; when: string }[];
 

@@ -17,7 +17,10 @@ import type { MintAuthorityWatch } from './authority.js';
 import { checkCondition } from './condition.js';
 import { WalletEligibilityCheck } from './eligibility.js';
 import { checkOnchainSupply, remainingFor } from './supply.js';
-import { ReservationStoreUnavailable, type ReservationStore } from './store.js';
+import { ReservationCountsLost, ReservationStoreUnavailable, type ReservationStore } from './store.js';
+import { recounting, refuseBlockhash } from './refusals.js';
+import type { Recounts } from './recount.js';
+import { WalletTurns } from './wallet-turns.js';
 import { MAX_MINT_BODY_BYTES } from '../contract/mint.js';
 import { decodeTransaction } from '../transaction/decode.js';
 import { encodeTransaction } from '../transaction/encode.js';
@@ -35,20 +38,23 @@ import type { MintConfig } from './types.js';
  *  2. the message is exactly the template (400 INVALID_TRANSACTION + reason), judged in memory;
  *  3. the time window (403 MINT_NOT_STARTED / MINT_ENDED), against the gate's clock;
  *  4. the fee payer's signature over the message, in the verify pool — which derives the fee
- *     payer's ATA beside it when it is not cached, so a forged request costs the gate one failed
- *     verification and no derivation (401 INVALID_SIGNATURE); then MintTo's destination is that ATA (400);
- *  5. together, one round trip each: the blockhash is still valid (400 BLOCKHASH_EXPIRED), the
- *     mint's counts (403 SOLD_OUT, MINT_LIMIT_REACHED as a pre-check), and for a candy template
+ *     payer's ATA beside it when it is not cached, so a forged request costs the gate one failed verification and no
+ *     derivation (401 INVALID_SIGNATURE); then MintTo's destination is that ATA (400);
+ *  5. together, one round trip each: the blockhash is valid at `confirmed` (400
+ *     BLOCKHASH_NOT_CONFIRMED when only at `processed`, BLOCKHASH_EXPIRED when not at all) and
+ *     getLatestBlockhash at `confirmed` (the reservation's bound), the mint's counts (403
+ *     SOLD_OUT, MINT_LIMIT_REACHED as a pre-check; 503 MINT_RECOUNTING while they are rebuilt
+ *     from the chain, recount.ts), and for a candy template
  *     the guard set's thirdPartySigner slot (400 signer_slot; 500 MINT_MISCONFIGURED when the
  *     guard does not name this gate's key);
  *  6. the mint's rule for the fee payer, on the chain as it is now (its refusal as a 403, or 503),
  *     and beside it the token mint's supply against max_onchain_supply (403 SOLD_OUT; supply.ts);
- *  7. the reservation, atomically (403 MINT_LIMIT_REACHED / SOLD_OUT; 503 without the store);
- *  8. simulation, before the gate signs (every other signature was verified in step 4), so no RPC
- *     node holds a co-signed transaction the gate did not send (422 SIMULATION_FAILED with the
- *     logs; the reservation is released);
- *  9. the gate's signature; sent; 200. The tracker (tracker.ts) turns the reservation into a mint once the signature is
- *     confirmed, or releases it once the blockhash has expired without it.
+ *  7. simulation, before the gate signs (every other signature was verified in step 4), so no RPC
+ *     node holds a co-signed transaction the gate did not send, and before the reservation, so a
+ *     transaction that fails never holds a count (422 SIMULATION_FAILED with the logs);
+ *  8. the reservation, atomically (403 MINT_LIMIT_REACHED / SOLD_OUT; 503 without the store);
+ *  9. the gate's signature; sent; 200. The tracker (settle.ts) turns the reservation into a mint once the signature is
+ *     confirmed, or releases it on proof that it never landed.
  */
 export interface MintServiceDependencies {
   config: Config;
@@ -62,6 +68,8 @@ export interface MintServiceDependencies {
   metrics?: MintMetrics;
   /** Each mint's on-chain role (authority.ts); absent: not checked before a request (unit tests). */
   authority?: MintAuthorityWatch;
+  /** Where a mint whose counts are lost is reported (recount.ts). */
+  recounts?: Recounts;
 }
 
 export interface MintMetrics {
@@ -81,6 +89,7 @@ const CANDY_GUARD_TTL_MS = 10_000;
 
 export class MintService {
   private readonly slots = new Map<string, { at: number; slot: Promise<SignerSlot> }>();
+  private readonly turns = new WalletTurns();
 
   private readonly eligibility: WalletEligibilityCheck;
 
@@ -89,7 +98,7 @@ export class MintService {
       config: deps.config,
       chain: deps.chain,
       now: deps.now,
-      counts: (mint, wallet) => this.store(() => deps.store.counts(mint.name, wallet)),
+      counts: (mint, wallet) => this.store(() => deps.store.counts(mint.name, wallet), mint.name),
       checkWindow,
     });
   }
@@ -105,7 +114,7 @@ export class MintService {
   async describe(name: string, wallet?: string): Promise<MintAnswer> {
     const mint = this.mint(name);
     this.deps.authority?.assert(mint);
-    const [counts, eligibility] = await Promise.all([this.store(() => this.deps.store.counts(mint.name)), wallet === undefined ? undefined : this.eligibility.forWallet(mint, wallet)]);
+    const [counts, eligibility] = await Promise.all([this.store(() => this.deps.store.counts(mint.name), mint.name), wallet === undefined ? undefined : this.eligibility.forWallet(mint, wallet)]);
     return { status: 200, body: { ...mint.listing, issued: counts.issued, reserved: counts.reserved, ...(eligibility ? { wallet: eligibility } : {}) }, headers: NO_STORE };
   }
 
@@ -123,7 +132,6 @@ export class MintService {
   }
 
   private async run(mint: MintConfig, body: Uint8Array, headers: HeaderBag): Promise<MintAnswer> {
-    const { config, store, mintChain } = this.deps;
     this.deps.authority?.assert(mint);
     const transaction = readBody(body);
     const tx = decode(transaction);
@@ -132,17 +140,30 @@ export class MintService {
 
     const feePayer = encodeBase58(match.feePayer);
     await this.verifyFeePayer(tx, mint, match, feePayer);
+    // The wait for the wallet's turn counts against the request's time, as every step does.
+    const { loginTimeoutMs } = this.deps.config;
+    const deadline = performance.now() + loginTimeoutMs - answerReserveMs(loginTimeoutMs);
+    const endTurn = await this.turns.take(mint.name, feePayer);
+    try {
+      return await this.cosignVerified(mint, tx, match, feePayer, headers, deadline);
+    } finally {
+      endTurn();
+    }
+  }
 
-    const deadline = performance.now() + config.loginTimeoutMs - answerReserveMs(config.loginTimeoutMs);
+  /** Steps 5 to 9, one at a time per wallet (wallet-turns.ts). */
+  private async cosignVerified(mint: MintConfig, tx: WireTransaction, match: TemplateMatch, feePayer: string, headers: HeaderBag, deadline: number): Promise<MintAnswer> {
+    const { config, store, mintChain } = this.deps;
     const chain = this.deps.chain.withDeadline(deadline);
     const blockhash = encodeBase58(tx.message.recentBlockhash);
-    const [valid, lastValidBlockHeight, counts, slot] = await Promise.all([
-      mintChain.isBlockhashValid(blockhash, 'processed', deadline),
-      mintChain.latestLastValidBlockHeight('processed', deadline),
-      this.store(() => store.counts(mint.name, feePayer)),
+    const [valid, bound, counts, slot] = await Promise.all([
+      mintChain.isBlockhashValid(blockhash, 'confirmed', deadline),
+      mintChain.latestBound('confirmed', deadline),
+      this.store(() => store.counts(mint.name, feePayer), mint.name),
       mint.template.program === 'candy-guard' || mint.template.program === 'core-candy-guard' ? this.signerSlot(mint, chain) : undefined,
     ]);
-    if (!valid) throw new GateError(400, 'BLOCKHASH_EXPIRED', 'The transaction\'s blockhash is no longer valid; build it again with a recent blockhash');
+    if (!valid) await refuseBlockhash(mintChain, blockhash, deadline);
+    const { lastValidBlockHeight } = bound;
     if (slot !== undefined) {
       if (!isSignerKey(slot, mint.signer.publicKey)) {
         throw new GateError(500, 'MINT_MISCONFIGURED', `Mint ${mint.name}: the candy guard's thirdPartySigner is not this gate's signer ${mint.signer.address}; nothing was co-signed`);
@@ -165,38 +186,36 @@ export class MintService {
     });
     await supplyRead;
 
-    const id = encodeBase58(tx.signatures[0]!);
-    const reservation = await this.store(() => store.reserve(mint.name, { id, wallet: feePayer, blockhash, perWallet: mint.perWallet, supply: mint.supply }));
-    if (reservation.outcome === 'limit') throw limitReached(mint, reservation.walletCount);
-    if (reservation.outcome === 'sold_out') throw soldOut(mint);
-    if (reservation.outcome === 'duplicate') throw new GateError(400, 'INVALID_TRANSACTION', 'This transaction is already being minted', { extra: { reason: 'duplicate_submission' } });
-
-    // From here the reservation exists: every way out releases it, or leaves it to the tracker.
-    // Simulated before the gate signs (its slot zero, signatures verified above): a node that
-    // answers "failed" cannot keep a co-signed transaction to land after the release.
+    // Simulated before the gate signs (its slot zero, signatures verified above), so no node holds
+    // a co-signed transaction the gate did not send; and before the reservation, so a transaction
+    // that fails never holds a count, not even for a round trip.
     const signatures = tx.signatures.slice();
     signatures[match.signerIndex] = new Uint8Array(64);
     const unsigned = Buffer.from(encodeTransaction(signatures, tx.messageBytes)).toString('base64');
-    let simulation;
-    try {
-      simulation = await mintChain.simulate(unsigned, deadline);
-    } catch (error) {
-      await this.releaseQuietly(mint, id);
-      throw error;
-    }
+    const simulation = await mintChain.simulate(unsigned, deadline);
     if (simulation.err !== null) {
-      await this.releaseQuietly(mint, id);
       throw new GateError(422, 'SIMULATION_FAILED', 'The transaction fails in simulation; it was not co-signed, sent or reserved', {
         extra: { err: simulation.err as never, logs: simulation.logs },
       });
     }
+
+    const id = encodeBase58(tx.signatures[0]!);
+    const reservation = await this.store(
+      () => store.reserve(mint.name, { id, wallet: feePayer, blockhash, lastValidBlockHeight, slot: bound.slot, perWallet: mint.perWallet, supply: mint.supply }),
+      mint.name,
+    );
+    if (reservation.outcome === 'limit') throw limitReached(mint, reservation.walletCount);
+    if (reservation.outcome === 'sold_out') throw soldOut(mint);
+    if (reservation.outcome === 'duplicate') throw new GateError(400, 'INVALID_TRANSACTION', 'This transaction is already being minted', { extra: { reason: 'duplicate_submission' } });
+
+    // From here the reservation exists: the tracker settles it on proof either way.
     signatures[match.signerIndex] = new Uint8Array(sign(null, tx.messageBytes, mint.signer.privateKey));
     const signed = Buffer.from(encodeTransaction(signatures, tx.messageBytes)).toString('base64');
     try {
       await mintChain.send(signed, deadline);
     } catch (error) {
-      // It may have reached a leader: the reservation stays, and the tracker releases it if it never lands.
-      if (error instanceof GateError) throw new GateError(error.httpStatus, error.code, `${error.message} The transaction may still land; its reservation is released if it has not by its blockhash's expiry.`, { ...error.options, extra: { ...error.options.extra, signature: id, reserved: true } });
+      // It may have reached a leader: the reservation stays, and the tracker releases it on proof that it never landed.
+      if (error instanceof GateError) throw new GateError(error.httpStatus, error.code, `${error.message} The transaction may still land; its reservation is released once the chain shows it never did.`, { ...error.options, extra: { ...error.options.extra, signature: id, reserved: true } });
       throw error;
     }
     return {
@@ -253,16 +272,12 @@ export class MintService {
     return slot;
   }
 
-  private async releaseQuietly(mint: MintConfig, id: string): Promise<void> {
-    // If the store cannot answer now, the tracker releases it when its blockhash expires.
-    await this.deps.store.release(mint.name, id).catch(() => false);
-  }
-
-  private async store<T>(work: () => Promise<T>): Promise<T> {
+  private async store<T>(work: () => Promise<T>, mint: string): Promise<T> {
     try {
       return await work();
     } catch (error) {
       if (error instanceof ReservationStoreUnavailable) throw upstreamUnavailable('the reservation store did not answer');
+      if (error instanceof ReservationCountsLost) throw recounting(mint, this.deps.recounts);
       throw error;
     }
   }

@@ -1,10 +1,12 @@
-import { decodePending, encodePending, type MintCounts, type PendingReservation, type ReservationStore, type ReserveOutcome } from './store.js';
+import { decodePending, encodePending, ReservationCountsLost, type MintCounts, type NewReservation, type PendingReservation, type RebuiltCounts, type ReservationStore, type ReserveOutcome } from './store.js';
 
 /**
- * Reservations in this process (no REDIS_URL): exact for one instance, forgotten on restart — which
- * is why a deployment of more than one instance, or one that must survive a restart mid-launch,
- * sets REDIS_URL (docs/minting.md). Every method does its work synchronously, so reserve() is atomic.
- * Memory: one small entry per wallet that holds a mint or a reservation, and one per pending reservation.
+ * Reservations in this process (no REDIS_URL). A new process knows no counts: each mint's are
+ * rebuilt from the chain (recount.ts) before it co-signs, so a restart neither forgets nor repeats a
+ * mint. Exact for one instance only: several instances without Redis each count alone and together
+ * over-sell (docs/minting.md, "Limits"). Every method does its work synchronously, so reserve() is
+ * atomic. Memory: one small entry per wallet that holds a mint or a reservation, and one per pending
+ * reservation.
  */
 interface MintState {
   issued: number;
@@ -16,9 +18,10 @@ interface MintState {
 export class MemoryReservationStore implements ReservationStore {
   private readonly mints = new Map<string, MintState>();
 
+  /** The mint's counts; throws ReservationCountsLost until they were installed in this process. */
   private state(mint: string): MintState {
-    let state = this.mints.get(mint);
-    if (state === undefined) this.mints.set(mint, (state = { issued: 0, reserved: 0, wallets: new Map(), pending: new Map() }));
+    const state = this.mints.get(mint);
+    if (state === undefined) throw new ReservationCountsLost(mint);
     return state;
   }
 
@@ -27,7 +30,8 @@ export class MemoryReservationStore implements ReservationStore {
     return { issued: state.issued, reserved: state.reserved, wallet: wallet === undefined ? 0 : (state.wallets.get(wallet) ?? 0) };
   }
 
-  async reserve(mint: string, { id, wallet, blockhash, perWallet, supply }: { id: string; wallet: string; blockhash: string; perWallet: number; supply: number | undefined }): Promise<ReserveOutcome> {
+  async reserve(mint: string, reservation: NewReservation): Promise<ReserveOutcome> {
+    const { id, wallet, perWallet, supply } = reservation;
     const state = this.state(mint);
     if (state.pending.has(id)) return { outcome: 'duplicate' };
     const used = state.wallets.get(wallet) ?? 0;
@@ -35,22 +39,22 @@ export class MemoryReservationStore implements ReservationStore {
     if (supply !== undefined && state.issued + state.reserved >= supply) return { outcome: 'sold_out' };
     state.wallets.set(wallet, used + 1);
     state.reserved++;
-    state.pending.set(id, encodePending(wallet, blockhash, Date.now()));
+    state.pending.set(id, encodePending(reservation, Date.now()));
     return { outcome: 'reserved', walletCount: used + 1 };
   }
 
   async confirm(mint: string, id: string): Promise<boolean> {
-    const state = this.state(mint);
-    if (!state.pending.delete(id)) return false;
+    const state = this.mints.get(mint);
+    if (state === undefined || !state.pending.delete(id)) return false;
     state.reserved--;
     state.issued++;
     return true;
   }
 
   async release(mint: string, id: string): Promise<boolean> {
-    const state = this.state(mint);
-    const entry = state.pending.get(id);
-    if (entry === undefined) return false;
+    const state = this.mints.get(mint);
+    const entry = state?.pending.get(id);
+    if (state === undefined || entry === undefined) return false;
     state.pending.delete(id);
     state.reserved--;
     const wallet = entry.slice(0, entry.indexOf(' '));
@@ -62,12 +66,27 @@ export class MemoryReservationStore implements ReservationStore {
 
   async pending(mint: string, limit: number): Promise<PendingReservation[]> {
     const out: PendingReservation[] = [];
-    for (const [id, text] of this.state(mint).pending) {
+    for (const [id, text] of this.mints.get(mint)?.pending ?? []) {
       if (out.length >= limit) break;
       const entry = decodePending(id, text);
       if (entry) out.push(entry);
     }
     return out;
+  }
+
+  /** One process: its own rebuild is the only one. */
+  async claimRecount(): Promise<boolean> {
+    return true;
+  }
+
+  async install(mint: string, counts: RebuiltCounts): Promise<boolean> {
+    const wallets = new Map(counts.wallets);
+    this.mints.set(mint, { issued: counts.issued, reserved: 0, wallets, pending: new Map() });
+    return true;
+  }
+
+  async hasCounts(mint: string): Promise<boolean> {
+    return this.mints.has(mint);
   }
 
   async health(): Promise<'ok'> {

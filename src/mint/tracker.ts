@@ -1,17 +1,12 @@
 import type { MintChain } from './chain.js';
+import type { Recounts } from './recount.js';
+import { settleMint } from './settle.js';
 import type { ReservationStore } from './store.js';
 
 /**
- * Turns reservations into mints or gives them back (docs/minting.md, "Reservations"). Every
- * TRACK_INTERVAL_MS, for each mint with pending reservations:
- * - the transactions' statuses (getSignatureStatuses, 256 a call): one that landed at `confirmed`
- *   or `finalized` without error is a mint (confirm); one that landed with an error minted nothing
- *   and can never land again (its signature is spent), so its reservation is released;
- * - for those the node does not know, each distinct blockhash is asked isBlockhashValid at
- *   `confirmed`: once it is not, no block the cluster confirms can still take the transaction, so
- *   the reservation is released — within one interval (2 s) of the height where it expired.
- *   A transaction can land between the status read and the blockhash check, so its status is
- *   read once more before it is released.
+ * The mint's timer: every TRACK_INTERVAL_MS, each configured mint's pending reservations are
+ * settled on proof (settle.ts: issued once landed, released only once past their bound and absent
+ * from a history that reaches back to them), and lost counts take their next step back (recount.ts).
  *
  * The state lives in the store (Redis when configured): a restarted gate, or another instance,
  * picks up where this one stopped; confirm and release are idempotent, so instances may race.
@@ -39,6 +34,7 @@ export function startReservationTracker(options: {
   chain: MintChain;
   /** The configured mints' names, read at every pass (SIGHUP may change them). */
   mints(): readonly string[];
+  recounts?: Recounts;
   events?: TrackerEvents;
   intervalMs?: number;
 }): ReservationTracker {
@@ -47,44 +43,11 @@ export function startReservationTracker(options: {
   let stopped = false;
 
   const trackMint = async (mint: string): Promise<void> => {
-    const pending = await store.pending(mint, MAX_PER_PASS);
-    if (pending.length === 0) {
-      events.pending?.(mint, 0);
-      return;
-    }
-    const statuses = await chain.signatureStatuses(pending.map((entry) => entry.id));
-    let confirmed = 0;
-    let failed = 0;
-    const unknown: typeof pending = [];
-    for (let i = 0; i < pending.length; i++) {
-      const status = statuses[i];
-      const entry = pending[i]!;
-      if (status === null || status === undefined) unknown.push(entry);
-      else if (status.err !== null) failed += (await store.release(mint, entry.id)) ? 1 : 0;
-      else if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized') confirmed += (await store.confirm(mint, entry.id)) ? 1 : 0;
-    }
-    let expired = 0;
-    if (unknown.length > 0) {
-      const blockhashes = [...new Set(unknown.map((entry) => entry.blockhash))];
-      const valid = await chain.blockhashesValid(blockhashes, 'confirmed');
-      const invalid = new Set(blockhashes.filter((_, i) => valid[i] === false));
-      const candidates = unknown.filter((entry) => invalid.has(entry.blockhash));
-      if (candidates.length > 0) {
-        // Landed between the two reads? Then the status says so now.
-        const again = await chain.signatureStatuses(candidates.map((entry) => entry.id));
-        for (let i = 0; i < candidates.length; i++) {
-          const status = again[i];
-          const entry = candidates[i]!;
-          if (status === null || status === undefined) expired += (await store.release(mint, entry.id)) ? 1 : 0;
-          else if (status.err !== null) failed += (await store.release(mint, entry.id)) ? 1 : 0;
-          else if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized') confirmed += (await store.confirm(mint, entry.id)) ? 1 : 0;
-        }
-      }
-    }
-    if (confirmed > 0) events.confirmed?.(mint, confirmed);
-    if (expired > 0) events.released?.(mint, expired, 'expired');
-    if (failed > 0) events.released?.(mint, failed, 'failed');
-    events.pending?.(mint, pending.length - confirmed - expired - failed);
+    const outcome = await settleMint(mint, await store.pending(mint, MAX_PER_PASS), store, chain);
+    if (outcome.confirmed > 0) events.confirmed?.(mint, outcome.confirmed);
+    if (outcome.expired > 0) events.released?.(mint, outcome.expired, 'expired');
+    if (outcome.failed > 0) events.released?.(mint, outcome.failed, 'failed');
+    events.pending?.(mint, outcome.pending);
   };
 
   const pass = async (): Promise<void> => {
@@ -96,6 +59,7 @@ export function startReservationTracker(options: {
         events.error?.(mint, error as Error);
       }
     }
+    await options.recounts?.step();
   };
 
   const runOnce = (): Promise<void> => {

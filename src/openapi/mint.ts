@@ -114,7 +114,7 @@ export function mintPaths(mintNames: readonly string[] | undefined): JsonObject 
           '405': errorResponse(405, ['METHOD_NOT_ALLOWED'], 'Only GET and POST.'),
           '429': errorResponse(429, ['RATE_LIMITED'], 'Too many requests from this client address.'),
           '500': errorResponse(500, ['MINT_MISCONFIGURED', 'INTERNAL_ERROR'], 'MINT_MISCONFIGURED: the signer does not hold the mint\'s on-chain role (mint authority, thirdPartySigner).'),
-          '503': errorResponse(503, ['UPSTREAM_UNAVAILABLE'], 'The reservation store (Redis) or the chain could not be read, or the mint\'s on-chain authority is not known yet.'),
+          '503': errorResponse(503, ['MINT_RECOUNTING', 'UPSTREAM_UNAVAILABLE'], 'MINT_RECOUNTING: the counts are being rebuilt from the chain (Retry-After); UPSTREAM_UNAVAILABLE: the reservation store (Redis) or the chain could not be read, or the mint\'s on-chain authority is not known yet.'),
         },
       },
       post: {
@@ -122,7 +122,7 @@ export function mintPaths(mintNames: readonly string[] | undefined): JsonObject 
         tags: ['minting'],
         summary: 'Co-sign one mint transaction: checked against the template and the mint\'s rule, then signed, simulated and sent',
         description: [
-          'The wallet signs first (its signature is its proof of control); the gate checks, cheapest first, signs last and sends. Checks: the transaction decodes and is exactly the template (400 INVALID_TRANSACTION with `reason`); the time window (403); the fee payer\'s signature (401); the blockhash (400 BLOCKHASH_EXPIRED); supply and quota (403); the mint\'s rule on the chain as it is now (its refusal, or 503); the reservation, atomic across instances (403); simulation (422). Templates:',
+          'The wallet signs first (its signature is its proof of control); the gate checks, cheapest first, signs last and sends. Checks: the transaction decodes and is exactly the template (400 INVALID_TRANSACTION with `reason`); the time window (403); the fee payer\'s signature (401); the blockhash, valid at `confirmed` (400 BLOCKHASH_NOT_CONFIRMED, BLOCKHASH_EXPIRED); supply and quota (403; 503 MINT_RECOUNTING while the counts are rebuilt from the chain); the mint\'s rule on the chain as it is now (its refusal, or 503); simulation (422), before anything is reserved; the reservation, atomic across instances (403). Templates:',
           templates,
           `Send X-Lat / X-Long when the rule asks for a location. Body at most ${MAX_MINT_BODY_BYTES} bytes.`,
         ].join('\n\n'),

@@ -25,7 +25,10 @@ export interface MintOptions {
   name: string;
   /** The wallet: it pays the fee and receives the mint. */
   signer: Signer;
-  /** A recent blockhash (getLatestBlockhash); or `rpcUrl` to read one. */
+  /**
+   * A recent blockhash from getLatestBlockhash at `confirmed` (or `finalized`): the gate refuses one
+   * not yet valid at `confirmed` (BLOCKHASH_NOT_CONFIRMED). Or `rpcUrl` to read one at `confirmed`.
+   */
   blockhash?: string;
   rpcUrl?: string;
   /**

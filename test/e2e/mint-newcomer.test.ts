@@ -9,7 +9,7 @@ import { confirmTransaction, X404Error } from '../../src/sdk/index.js';
 import { startGate, testSecret, type GateProcess } from '../helpers/gate.js';
 import { x404 } from '../helpers/launch.js';
 import { associatedTokenAccount, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../helpers/mint.js';
-import { LAUNCH_RULES } from '../helpers/mint-gate.js';
+import { LAUNCH_RULES, waitForCounts } from '../helpers/mint-gate.js';
 import { localnetAdmin, rpcCall } from '../helpers/token-transactions.js';
 
 /**
@@ -68,6 +68,8 @@ describe('x404 keys solana, mint-create, mint --confirm', () => {
     writeFileSync(path('policies.json'), JSON.stringify({ ...LAUNCH_RULES, mints: entry }));
     const gate = await startGate({ rpcUrl: localnet.url, env: { JWT_SECRET: testSecret(), POLICIES_FILE: path('policies.json') } });
     gates.push(gate);
+    // A new gate rebuilds its counts from the chain first (503 MINT_RECOUNTING; the chain's blocks produced meanwhile).
+    await waitForCounts(gate.url, localnet.url, ['genesis']);
     expect((await fetch(`${gate.url}/x404_mint/genesis`)).status).toBe(200);
 
     const wallet = await x404(['keys', 'solana', '--out', path('wallet.json')]);

@@ -59,6 +59,7 @@ export async function startMintLaunch(options: {
     for (let i = 0; i < (options.gates ?? 1); i++) {
       gates.push(await startGate({ rpcUrl: localnet.url, env: { JWT_SECRET: secret, POLICIES_FILE: policiesFile, ...options.env } }));
     }
+    for (const gate of gates) await waitForCounts(gate.url, localnet.url, Object.keys(options.mints(addresses)));
   } catch (error) {
     await Promise.all(gates.map((gate) => gate.stop('SIGKILL')));
     await localnet.close();
@@ -79,6 +80,34 @@ export async function startMintLaunch(options: {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Waits until the gate has each mint's counts: a gate without them (a new process with the memory
+ * store, a lost Redis store) answers 503 MINT_RECOUNTING until every blockhash that could have been
+ * in flight has expired and the counts are rebuilt from the chain (and 503 UPSTREAM_UNAVAILABLE
+ * while the mint's on-chain authority is not read yet). The chain's blocks are advanced
+ * past any such blockhash (151) while it waits, rather than waiting a minute of blocks.
+ */
+export async function waitForCounts(gateUrl: string, localnetUrl: string, names: readonly string[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const name of names) {
+    for (;;) {
+      const reply = await getMint(gateUrl, name);
+      // Anything but a 503 is the mint's own answer (200, or 500 for a mint the test misconfigures on purpose).
+      if (reply.status !== 503) break;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for mint ${name}'s counts to be rebuilt`);
+      await advanceBlocks(localnetUrl, 151);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** Produces `count` blocks on the local chain now. */
+export async function advanceBlocks(localnetUrl: string, count: number): Promise<{ blockHeight: number }> {
+  const res = await fetch(`${localnetUrl}/__localnet/blocks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance: count }) });
+  if (!res.ok) throw new Error(`POST /__localnet/blocks answered ${res.status}`);
+  return (await res.json()) as { blockHeight: number };
 }
 
 export async function latestBlockhash(localnetUrl: string): Promise<{ blockhash: string; lastValidBlockHeight: number }> {

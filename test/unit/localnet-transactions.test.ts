@@ -213,6 +213,10 @@ describe('a co-signed MintTo', () => {
     expect(found.meta.innerInstructions[0].index).toBe(0);
     expect(found.meta.innerInstructions[0].instructions.map((ix: any) => keys[ix.programIdIndex])).toContain('11111111111111111111111111111111');
     expect(found.meta.computeUnitsConsumed).toBeGreaterThan(0);
+    // base64: the wire transaction exactly as it was sent, with the same meta.
+    const wire = (await rpc('getTransaction', [signature, { encoding: 'base64', maxSupportedTransactionVersion: 0 }])).result;
+    expect(wire.transaction).toEqual([tx, 'base64']);
+    expect(wire.meta).toEqual(found.meta);
   });
 
   it('reports its status processed, then confirmed, then finalized after 32 blocks', async () => {

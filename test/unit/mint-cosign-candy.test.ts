@@ -53,7 +53,8 @@ function service(guardAccount: (program: CandyProgram) => AccountInfo | null, si
   } as unknown as ChainReader;
   const mintChain: MintChain = {
     isBlockhashValid: async () => true,
-    latestLastValidBlockHeight: async () => 1234,
+    latestBound: async () => ({ lastValidBlockHeight: 1234, slot: 7 }),
+    confirmedHeight: async () => ({ height: 1000, slot: 7 }),
     simulate: async (transaction) => {
       simulated.push(transaction);
       return { err: simulationError, logs: ['Program log: scripted'], unitsConsumed: 1 };
@@ -63,9 +64,14 @@ function service(guardAccount: (program: CandyProgram) => AccountInfo | null, si
       return 'sig';
     },
     signatureStatuses: async (signatures) => signatures.map(() => null),
-    blockhashesValid: async (blockhashes) => blockhashes.map(() => true),
+    historyStatuses: async (signatures) => signatures.map(() => ({ status: null, historyFrom: 0 })),
+    signaturesPage: async () => ({ entries: [], historyFrom: 0 }),
+    transactions: async (signatures) => signatures.map(() => null),
   };
-  const mints = new MintService({ config, chain, mintChain, signatures: createSignatureVerifier({ threads: 0, maxBatch: 1 }), store: new MemoryReservationStore(), policies: () => policies, now: Date.now });
+  // A launch's start: its counts rebuilt from a chain with no mint yet.
+  const store = new MemoryReservationStore();
+  for (const name of policies.mints.keys()) void store.install(name, { issued: 0, wallets: new Map() });
+  const mints = new MintService({ config, chain, mintChain, signatures: createSignatureVerifier({ threads: 0, maxBatch: 1 }), store, policies: () => policies, now: Date.now });
   return { mints, sent, simulated };
 }
 

@@ -5,33 +5,48 @@ import { MemoryReservationStore } from '../../src/mint/memory-store.js';
 import { startReservationTracker } from '../../src/mint/tracker.js';
 
 /**
- * The tracker's decisions, one by one, on a chain whose answers the test sets: a mint when the
- * signature is confirmed, a release when it landed with an error or its blockhash expired without
- * it, nothing when the chain cannot be read or the blockhash is still valid — and a transaction that
- * lands between the two reads is a mint, not a release. (End to end: test/e2e/mint.test.ts.)
+ * The tracker's decisions, one by one, on a chain whose answers the test sets: a mint once the
+ * signature is confirmed; a release when it landed with an error, or when the block height at
+ * `confirmed` is past its bound and a history that reaches back to it does not have it; nothing on
+ * a read that failed, before the bound, or from a node whose history starts after the reservation.
+ * (End to end: test/e2e/mint.test.ts, test/e2e/mint-exact.test.ts.)
  */
-class FakeChain implements Pick<MintChain, 'signatureStatuses' | 'blockhashesValid'> {
+class FakeChain implements Pick<MintChain, 'signatureStatuses' | 'confirmedHeight' | 'historyStatuses'> {
+  /** What the status cache knows. */
   statuses = new Map<string, SignatureStatus | null>();
-  valid = new Map<string, boolean>();
+  /** What the history knows (beyond the status cache). */
+  history = new Map<string, SignatureStatus>();
+  height = 1_000;
+  historyFrom = 0;
   failing = false;
-  /** Called between the first and second status read (a landing in between). */
-  afterValidity: (() => void) | undefined;
+  historyFailing = false;
+  /** Called after the block height read (a landing in between). */
+  afterHeight: (() => void) | undefined;
 
   async signatureStatuses(signatures: readonly string[]) {
     if (this.failing) throw upstreamUnavailable('test');
     return signatures.map((signature) => this.statuses.get(signature) ?? null);
   }
 
-  async blockhashesValid(blockhashes: readonly string[]) {
+  /** The slot the history read was asked to be at least at. */
+  historyMinSlot: number | undefined;
+
+  async confirmedHeight() {
     if (this.failing) throw upstreamUnavailable('test');
-    const answer = blockhashes.map((blockhash) => this.valid.get(blockhash) ?? true);
-    this.afterValidity?.();
-    return answer;
+    this.afterHeight?.();
+    return { height: this.height, slot: 7_000 };
+  }
+
+  async historyStatuses(signatures: readonly string[], minSlot: number) {
+    if (this.failing || this.historyFailing) throw upstreamUnavailable('test');
+    this.historyMinSlot = minSlot;
+    return signatures.map((signature) => ({ status: this.statuses.get(signature) ?? this.history.get(signature) ?? null, historyFrom: this.historyFrom }));
   }
 }
 
 async function setup() {
   const store = new MemoryReservationStore();
+  await store.install('m', { issued: 0, wallets: new Map() });
   const chain = new FakeChain();
   const events: string[] = [];
   const tracker = startReservationTracker({
@@ -41,51 +56,78 @@ async function setup() {
     intervalMs: 3_600_000,
     events: { confirmed: (_mint, n) => events.push(`confirmed ${n}`), released: (_mint, n, why) => events.push(`${why} ${n}`), error: () => events.push('error') },
   });
-  const reserve = (id: string, wallet: string, blockhash = 'bh') => store.reserve('m', { id, wallet, blockhash, perWallet: 1, supply: undefined });
+  /** `bound`: the reservation's lastValidBlockHeight; the chain's height is 1,000. */
+  const reserve = (id: string, wallet: string, bound = 2_000, slot = 50) => store.reserve('m', { id, wallet, blockhash: 'bh', lastValidBlockHeight: bound, slot, perWallet: 1, supply: undefined });
   return { store, chain, events, tracker, reserve };
 }
 
 describe('the reservation tracker', () => {
-  it('confirms a landed mint, releases a failed one and an expired one, keeps a pending one', async () => {
+  it('confirms a landed mint, releases a failed one and one past its bound that history does not have, keeps the rest', async () => {
     const { store, chain, events, tracker, reserve } = await setup();
     await reserve('landed', 'a');
     await reserve('failed', 'b');
-    await reserve('expired', 'c', 'old');
+    await reserve('expired', 'c', 900);
     await reserve('pending', 'd');
     await reserve('processed', 'e');
+    await reserve('at-bound', 'f', 1_000);
     chain.statuses.set('landed', { err: null, confirmationStatus: 'confirmed' });
     chain.statuses.set('failed', { err: { InstructionError: [0, { Custom: 4 }] }, confirmationStatus: 'confirmed' });
     chain.statuses.set('processed', { err: null, confirmationStatus: 'processed' });
-    chain.valid.set('old', false);
     await tracker.runOnce();
     tracker.stop();
     expect(events.sort()).toEqual(['confirmed 1', 'expired 1', 'failed 1']);
-    expect(await store.counts('m')).toEqual({ issued: 1, reserved: 2, wallet: 0 });
-    expect((await store.pending('m', 10)).map((entry) => entry.id).sort()).toEqual(['pending', 'processed']);
+    expect(await store.counts('m')).toEqual({ issued: 1, reserved: 3, wallet: 0 });
+    expect((await store.pending('m', 10)).map((entry) => entry.id).sort()).toEqual(['at-bound', 'pending', 'processed']);
     // The released wallets may reserve again; the confirmed one may not.
     expect((await reserve('again-b', 'b')).outcome).toBe('reserved');
     expect((await reserve('again-c', 'c')).outcome).toBe('reserved');
     expect((await reserve('again-a', 'a')).outcome).toBe('limit');
   });
 
-  it('a transaction that lands between the status read and the blockhash check is a mint', async () => {
+  it('a mint past the status cache, found in history, is issued, not released', async () => {
     const { store, chain, tracker, reserve } = await setup();
-    await reserve('late', 'a', 'old');
-    chain.valid.set('old', false);
-    chain.afterValidity = () => chain.statuses.set('late', { err: null, confirmationStatus: 'finalized' });
+    await reserve('old', 'a', 900);
+    chain.history.set('old', { err: null, confirmationStatus: 'finalized' });
+    await tracker.runOnce();
+    tracker.stop();
+    expect(await store.counts('m', 'a')).toEqual({ issued: 1, reserved: 0, wallet: 1 });
+    // Asked of a node at least at the bank whose height showed the bound passed.
+    expect(chain.historyMinSlot).toBe(7_000);
+  });
+
+  it('a transaction that lands after the status read is found by the history read and is a mint', async () => {
+    const { store, chain, tracker, reserve } = await setup();
+    await reserve('late', 'a', 900);
+    chain.afterHeight = () => chain.statuses.set('late', { err: null, confirmationStatus: 'finalized' });
     await tracker.runOnce();
     tracker.stop();
     expect(await store.counts('m')).toEqual({ issued: 1, reserved: 0, wallet: 0 });
   });
 
-  it('releases nothing while the chain cannot be read', async () => {
+  it('a node whose history starts after the reservation proves nothing: kept', async () => {
     const { store, chain, events, tracker, reserve } = await setup();
-    await reserve('x', 'a', 'old');
-    chain.valid.set('old', false);
-    chain.failing = true;
+    await reserve('x', 'a', 900, 50);
+    chain.historyFrom = 51;
+    await tracker.runOnce();
+    expect(events).toEqual([]);
+    expect(await store.counts('m', 'a')).toEqual({ issued: 0, reserved: 1, wallet: 1 });
+    chain.historyFrom = 50;
     await tracker.runOnce();
     tracker.stop();
-    expect(events).toEqual(['error']);
+    expect(events).toEqual(['expired 1']);
+    expect(await store.counts('m', 'a')).toEqual({ issued: 0, reserved: 0, wallet: 0 });
+  });
+
+  it('releases nothing while the chain cannot be read, nor when only the history read fails', async () => {
+    const { store, chain, events, tracker, reserve } = await setup();
+    await reserve('x', 'a', 900);
+    chain.failing = true;
+    await tracker.runOnce();
+    chain.failing = false;
+    chain.historyFailing = true;
+    await tracker.runOnce();
+    tracker.stop();
+    expect(events).toEqual(['error', 'error']);
     expect(await store.counts('m', 'a')).toEqual({ issued: 0, reserved: 1, wallet: 1 });
   });
 });

@@ -241,10 +241,10 @@ function checksOf(configuration: MintConfiguration | undefined): Check[] {
     { id: 'decode', text: 'the transaction decodes and is exactly the template (no lookup table, no durable nonce, the gate\'s key a read-only signer in its one slot)' },
     { id: 'window', text: 'the time window (start, end)' },
     { id: 'signature', text: 'the fee payer\'s signature, in the verify pool; MintTo\'s destination is its associated token account' },
-    { id: 'counts', text: 'the blockhash is still valid; supply and the wallet\'s count, as a pre-check' },
+    { id: 'counts', text: 'the blockhash is valid at confirmed; supply and the wallet\'s count, as a pre-check' },
     { id: 'rule', text: `${condition} for the fee payer, on the chain as it is now` },
+    { id: 'simulate', text: 'the transaction simulates cleanly, before the gate signs or reserves anything' },
     { id: 'reserve', text: 'the reservation: the wallet\'s count and the supply, in one atomic step' },
-    { id: 'simulate', text: 'the transaction simulates cleanly, before the gate signs' },
     { id: 'send', text: 'the gate signs and sends' },
   ];
 }
@@ -265,6 +265,8 @@ function refusingCheck(body: Record<string, unknown> | undefined, calls: readonl
     case 'INVALID_SIGNATURE':
       return 'signature';
     case 'BLOCKHASH_EXPIRED':
+    case 'BLOCKHASH_NOT_CONFIRMED':
+    case 'MINT_RECOUNTING':
       return 'counts';
     case 'MINT_LIMIT_REACHED':
     case 'SOLD_OUT':
@@ -380,7 +382,7 @@ function noCoSignature(body: Record<string, unknown> | undefined, calls: readonl
   const sentAnything = calls.some((call) => call.method === 'simulateTransaction' || call.method === 'sendTransaction');
   const hasSignature = typeof body?.signature === 'string' || typeof body?.transaction === 'string';
   // A send that failed (503) keeps its reservation (`reserved: true`): the transaction may still land.
-  const reserved = body?.reserved === true ? ' Its reservation stays until the blockhash expires: the transaction may still land.' : ' Nothing was reserved.';
+  const reserved = body?.reserved === true ? ' Its reservation stays until the chain proves the transaction never landed (its blockhash expired at confirmed, and history does not have it).' : ' Nothing was reserved.';
   return el(
     'p',
     { class: 'no-co-signature verdict bad' },
@@ -447,7 +449,7 @@ async function showConfirmation(result: MintResult): Promise<boolean> {
       : el('span', { class: 'verdict bad' }, last?.err ? `Landed and failed: ${JSON.stringify(last.err)}` : `Not confirmed after ${CONFIRM_GIVE_UP_MS / 1000} s`),
     el('table', { class: 'confirmations' }, el('thead', {}, el('tr', {}, el('th', {}, 'after'), el('th', {}, 'confirmationStatus'), el('th', {}, ''))), el('tbody', {}, ...rows)),
     columns(['The last request (the page\'s own JSON-RPC call)', pre(prettyText(lastRequest))], ['Its answer', pre(prettyText(lastAnswer), 'mint-status')]),
-    el('p', { class: 'hint' }, 'The gate\'s tracker reads the same statuses every 2 s: confirmed, the reservation becomes a mint (issued); never landed, it is released once the blockhash expires.'),
+    el('p', { class: 'hint' }, 'The gate\'s tracker reads the same statuses every 2 s: confirmed, the reservation becomes a mint (issued); never landed, it is released once the blockhash has expired at confirmed and the node\'s history does not have it.'),
   );
   return confirmed;
 }

@@ -64,6 +64,7 @@ export function landedTransaction(tx: WireTransaction, run: Execution, placement
       transaction: { message, signatures: tx.signatures.map((s) => bs58.encode(s)) },
     },
     sequence: placement.sequence,
+    wire: tx.bytes.toString('base64'),
   };
 }
 

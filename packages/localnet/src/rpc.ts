@@ -364,8 +364,8 @@ const getTransaction: Handler = (state, params, node) => {
   requireTransactionHistory(node);
   rejectProcessedForHistory(config);
   const encoding = config.encoding ?? 'json';
-  if (encoding !== 'json') {
-    throw new RpcError(RPC_INVALID_PARAMS, `Invalid params: the local chain only serves encoding "json", not ${JSON.stringify(encoding)}.`);
+  if (encoding !== 'json' && encoding !== 'base64') {
+    throw new RpcError(RPC_INVALID_PARAMS, `Invalid params: the local chain serves encodings "json" and "base64", not ${JSON.stringify(encoding)}.`);
   }
   const maxVersion = config.maxSupportedTransactionVersion;
   if (maxVersion !== undefined && maxVersion !== null && (typeof maxVersion !== 'number' || !Number.isInteger(maxVersion) || maxVersion < 0 || maxVersion > 255)) {
@@ -380,7 +380,12 @@ const getTransaction: Handler = (state, params, node) => {
       'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
     );
   }
-  const result = node.ledger.blockTimes ? tx.result : { ...(tx.result as Record<string, unknown>), blockTime: null };
+  const timed = node.ledger.blockTimes ? tx.result : { ...(tx.result as Record<string, unknown>), blockTime: null };
+  if (encoding === 'base64' && tx.wire === undefined) {
+    throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: the local chain serves "base64" for transactions it executed, not for ones described to it (use "json").');
+  }
+  // base64: the wire transaction as it was signed, in place of the parsed one.
+  const result = encoding === 'base64' ? { ...timed, transaction: [tx.wire, 'base64'] } : timed;
   return JSON.stringify(versionAware ? { ...result, version: tx.version } : result);
 };
 

@@ -68,6 +68,8 @@ export interface StoredTransaction {
   result: Record<string, unknown>;
   /** Insertion order: ties within a slot list the later one first. */
   sequence: number;
+  /** The wire transaction (base64), for transactions the chain executed: getTransaction's `base64` encoding. */
+  wire?: string;
 }
 
 function toBase58Data(data: Uint8Array | string | undefined): string {
