@@ -110,16 +110,19 @@ function rejectProcessedForHistory(config: Record<string, unknown>): void {
   }
 }
 
-/** A base58 address parameter; the node answers "Invalid param: Invalid"/"WrongSize" otherwise. */
-function pubkeyParam(value: unknown): string {
+/**
+ * A base58 32-byte parameter: an address (verify_pubkey: "Invalid param: Invalid"/"WrongSize"), or
+ * with `prefix` '' a blockhash (Hash::from_str: "Invalid"/"WrongSize"), as the node words each.
+ */
+export function pubkeyParam(value: unknown, prefix = 'Invalid param: '): string {
   if (typeof value !== 'string') throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected a string.');
   let bytes: Uint8Array;
   try {
     bytes = bs58.decode(value);
   } catch {
-    throw new RpcError(RPC_INVALID_PARAMS, 'Invalid param: Invalid');
+    throw new RpcError(RPC_INVALID_PARAMS, `${prefix}Invalid`);
   }
-  if (bytes.length !== 32) throw new RpcError(RPC_INVALID_PARAMS, 'Invalid param: WrongSize');
+  if (bytes.length !== 32) throw new RpcError(RPC_INVALID_PARAMS, `${prefix}WrongSize`);
   return value;
 }
 

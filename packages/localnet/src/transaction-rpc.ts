@@ -39,7 +39,7 @@ import type { FaultSpec } from './faults.js';
 import { transactionFee } from './fees.js';
 import { landedTransaction } from './landed-transaction.js';
 import { Faucet, type Airdrop } from './faucet.js';
-import { configAt, context, mintDecimalsLookup, signatureParam } from './rpc.js';
+import { configAt, context, mintDecimalsLookup, pubkeyParam, signatureParam } from './rpc.js';
 import {
   RpcError,
   RPC_INVALID_PARAMS,
@@ -535,31 +535,11 @@ function decodeWire(data: unknown, encodingParam: unknown, typeName: string): Bu
   return bytes;
 }
 
-/** An address parameter (verify_pubkey): "Invalid param: Invalid" / "WrongSize" as the node says it. */
-function addressParam(value: unknown): string {
-  if (typeof value !== 'string') throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected a string.');
-  let bytes: Uint8Array;
-  try {
-    bytes = bs58.decode(value);
-  } catch {
-    throw new RpcError(RPC_INVALID_PARAMS, 'Invalid param: Invalid');
-  }
-  if (bytes.length !== 32) throw new RpcError(RPC_INVALID_PARAMS, 'Invalid param: WrongSize');
-  return value;
-}
+/** An address parameter (verify_pubkey). */
+const addressParam = (value: unknown): string => pubkeyParam(value);
 
 /** A blockhash parameter (Hash::from_str). */
-function hashParam(value: unknown): string {
-  if (typeof value !== 'string') throw new RpcError(RPC_INVALID_PARAMS, 'Invalid params: invalid type: expected a string.');
-  let bytes: Uint8Array;
-  try {
-    bytes = bs58.decode(value);
-  } catch {
-    throw new RpcError(RPC_INVALID_PARAMS, 'Invalid');
-  }
-  if (bytes.length !== 32) throw new RpcError(RPC_INVALID_PARAMS, 'WrongSize');
-  return value;
-}
+const hashParam = (value: unknown): string => pubkeyParam(value, '');
 
 function signatureFailure(): RpcError {
   return new RpcError(RPC_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE, 'Transaction signature verification failure');
