@@ -48,8 +48,7 @@ import type { MintConfig } from './types.js';
  *     the guard set's thirdPartySigner slot (400 signer_slot; 500 MINT_MISCONFIGURED when the
  *     guard does not name this gate's key);
  *  6. the mint's rule for the fee payer, on the chain as it is now (its refusal as a 403, or 503),
- *     and beside it the token mint's supply against max_onchain_supply (403 SOLD_OUT; supply.ts):
- *     their reads start beside step 5's calls once the counts pass, and are judged after step 5;
+ *     and beside it the token mint's supply against max_onchain_supply (403 SOLD_OUT; supply.ts);
  *  7. simulation, before the gate signs (every other signature was verified in step 4), so no RPC
  *     node holds a co-signed transaction the gate did not send, and before the reservation, so a
  *     transaction that fails never holds a count (422 SIMULATION_FAILED with the logs);
@@ -154,22 +153,15 @@ export class MintService {
 
   /** Steps 5 to 9, one at a time per wallet (wallet-turns.ts). */
   private async cosignVerified(mint: MintConfig, tx: WireTransaction, match: TemplateMatch, feePayer: string, headers: HeaderBag, deadline: number): Promise<MintAnswer> {
-    const { store, mintChain } = this.deps;
+    const { config, store, mintChain } = this.deps;
     const chain = this.deps.chain.withDeadline(deadline);
     const blockhash = encodeBase58(tx.message.recentBlockhash);
-    const checks = Promise.all([
+    const [valid, bound, counts, slot] = await Promise.all([
       mintChain.isBlockhashValid(blockhash, 'confirmed', deadline),
       mintChain.latestBound('confirmed', deadline),
+      this.store(() => store.counts(mint.name, feePayer), mint.name),
       mint.template.program === 'candy-guard' || mint.template.program === 'core-candy-guard' ? this.signerSlot(mint, chain) : undefined,
     ]);
-    checks.catch(() => {}); // awaited below, once the counts are read
-    // The store answers first (memory, or one Redis round trip); its failure is the answer, as when the four were raced.
-    const counts = await this.store(() => store.counts(mint.name, feePayer), mint.name);
-    // Counts that refuse start no read: a sold-out crowd costs the chain nothing more. Counts that
-    // pass start the rule's reads (and the token mint's supply, supply.ts) beside the blockhash
-    // calls, one round trip for both; their answers are judged after step 5's, in the same order.
-    const rule = refusedByCounts(mint, counts) ? undefined : this.startRule(mint, chain, feePayer, match, headers, deadline, counts.reserved);
-    const [valid, bound, slot] = await checks;
     if (!valid) await refuseBlockhash(mintChain, blockhash, deadline);
     const { lastValidBlockHeight } = bound;
     if (slot !== undefined) {
@@ -180,8 +172,19 @@ export class MintService {
     }
     if (mint.supply !== undefined && counts.issued + counts.reserved >= mint.supply) throw soldOut(mint);
     if (counts.wallet >= mint.perWallet) throw limitReached(mint, counts.wallet);
-    await rule!.condition;
-    await rule!.supply;
+
+    // Beside the rule's reads: the token mint's supply on-chain, for max_onchain_supply (supply.ts).
+    const supplyRead = checkOnchainSupply(mint, chain, counts.reserved);
+    supplyRead.catch(() => {}); // awaited below, once the rule has answered
+    await checkCondition(mint.condition, { address: feePayer, publicKey: match.feePayer }, {
+      chain,
+      config,
+      now: this.deps.now,
+      deadlineMs: deadline,
+      latitude: headers.get('x-lat'),
+      longitude: headers.get('x-long'),
+    });
+    await supplyRead;
 
     // Simulated before the gate signs (its slot zero, signatures verified above), so no node holds
     // a co-signed transaction the gate did not send; and before the reservation, so a transaction
@@ -220,22 +223,6 @@ export class MintService {
       body: { success: true, signature: id, transaction: signed, lastValidBlockHeight, remaining: remainingFor(mint, { issued: counts.issued, reserved: counts.reserved + 1, wallet: reservation.walletCount }) },
       headers: NO_STORE,
     };
-  }
-
-  /** Step 6 started: the rule for the fee payer and the token mint's supply, each awaited by the caller (their rejections kept for it). */
-  private startRule(mint: MintConfig, chain: ChainReader, feePayer: string, match: TemplateMatch, headers: HeaderBag, deadline: number, reserved: number): { condition: Promise<void>; supply: Promise<void> } {
-    const condition = checkCondition(mint.condition, { address: feePayer, publicKey: match.feePayer }, {
-      chain,
-      config: this.deps.config,
-      now: this.deps.now,
-      deadlineMs: deadline,
-      latitude: headers.get('x-lat'),
-      longitude: headers.get('x-long'),
-    });
-    const supply = checkOnchainSupply(mint, chain, reserved);
-    condition.catch(() => {});
-    supply.catch(() => {});
-    return { condition, supply };
   }
 
   /**
@@ -341,10 +328,6 @@ function checkWindow(mint: MintConfig, nowMs: number): void {
     throw new GateError(403, 'MINT_ENDED', `Mint ${mint.name} closed at ${new Date(mint.endMs).toISOString()}`, { extra: { end: new Date(mint.endMs).toISOString() } });
   }
 }
-
-/** The counts' pre-check: SOLD_OUT or MINT_LIMIT_REACHED would answer (thrown in step 5's order). */
-const refusedByCounts = (mint: MintConfig, counts: { issued: number; reserved: number; wallet: number }): boolean =>
-  (mint.supply !== undefined && counts.issued + counts.reserved >= mint.supply) || counts.wallet >= mint.perWallet;
 
 const soldOut = (mint: MintConfig): GateError => new GateError(403, 'SOLD_OUT', `Mint ${mint.name} has issued or reserved all ${mint.supply} mints`);
 const limitReached = (mint: MintConfig, used: number): GateError =>

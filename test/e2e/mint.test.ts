@@ -204,7 +204,7 @@ describe('POST /x404_mint/<name>', () => {
     await settled();
     const wallet = await fundedWallet(launch.localnet.url);
     const old = await genesisMint(wallet);
-    // The rule's reads go out beside the blockhash check, but the blockhash decides first.
+    // The blockhash decides before the rule: a wallet the rule refuses hears of its expired blockhash.
     const banned = await fundedWallet(launch.localnet.url, Keypair.fromSecretKey(demoWallet('banned-holder').secretKey));
     const oldOfBanned = await genesisMint(banned);
     await localnetAdmin(launch.localnet.url, 'blocks', { advance: 160 });
@@ -264,7 +264,7 @@ describe('POST /x404_mint/<name>', () => {
     const soldOut = await postMint(launch.gateUrl, 'tiny', buildTokenMint({ payer: second, gate: gate(), mint: launch.mints.tiny!, amount: 1n, blockhash }));
     expect(soldOut.status).toBe(403);
     expect(soldOut.body.error).toBe('SOLD_OUT');
-    // Counts that refuse start none of the rule's reads: a crowd after SOLD_OUT costs the chain no read of its wallets.
+    // Counts that refuse read nothing of the wallet: a crowd after SOLD_OUT costs the chain no rule read.
     // A later wallet's eligibility reads the rule through the same queue, so any read of `second` is answered before its.
     const third = Keypair.generate().publicKey.toBase58();
     expect((await getMint(launch.gateUrl, `genesis?wallet=${third}`)).body.wallet).toMatchObject({ eligible: true });
