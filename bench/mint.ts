@@ -165,17 +165,22 @@ async function main(): Promise<void> {
         console.error(`[mint] round ${round}, ${phase}: gate pid ${gate.pid}`);
         const gateBefore = sampleProcess(gate.pid);
         const localnetBefore = sampleProcess(localnet.pid);
+        const rpcBefore = await localnet.stats();
         const load = await runLoad({ url: gate.url, connections: CONNECTIONS, ...spec, requests: request(bodies) });
         const gateAfter = sampleProcess(gate.pid);
         const localnetAfter = sampleProcess(localnet.pid);
+        const rpcAfter = await localnet.stats();
         await settled();
         const gateSettled = sampleProcess(gate.pid);
         const cosigns = load.statusCounts['200'] ?? 0;
         const per = (ms: number): number => (ms * 1000) / Math.max(1, cosigns);
         const cpuUs = per(gateAfter.cpuMs - gateBefore.cpuMs);
+        // What the chain answered over the timed requests (the tracker's confirmations included): how many co-signs share an HTTP request.
+        const callsOf = (stats: typeof rpcBefore): number => Object.values(stats.calls).reduce((sum, n) => sum + n, 0);
+        const rpcPer = `${((rpcAfter.httpRequests - rpcBefore.httpRequests) / Math.max(1, cosigns)).toFixed(3)} / ${((callsOf(rpcAfter) - callsOf(rpcBefore)) / Math.max(1, cosigns)).toFixed(2)}`;
         summary[phase].push(cpuUs / floorUs);
         rows.push(
-          `| ${round} | ${phase} | ${(cosigns / load.durationSec).toFixed(0)} (${cosigns}; ${JSON.stringify(load.statusCounts)}${load.errors ? `, ${load.errors} socket errors` : ''}) | ${load.p50Ms.toFixed(1)} / ${load.p99Ms.toFixed(1)} | ${cpuUs.toFixed(1)} (${per(gateAfter.mainThreadCpuMs - gateBefore.mainThreadCpuMs).toFixed(1)}) | ${floor.verifyUs.toFixed(1)} + ${floor.signUs.toFixed(1)} = ${floorUs.toFixed(1)} | **${(cpuUs / floorUs).toFixed(2)} ×** | ${per(gateSettled.cpuMs - gateBefore.cpuMs).toFixed(1)} | ${per(localnetAfter.cpuMs - localnetBefore.cpuMs).toFixed(0)} |`,
+          `| ${round} | ${phase} | ${(cosigns / load.durationSec).toFixed(0)} (${cosigns}; ${JSON.stringify(load.statusCounts)}${load.errors ? `, ${load.errors} socket errors` : ''}) | ${load.p50Ms.toFixed(1)} / ${load.p99Ms.toFixed(1)} | ${cpuUs.toFixed(1)} (${per(gateAfter.mainThreadCpuMs - gateBefore.mainThreadCpuMs).toFixed(1)}) | ${floor.verifyUs.toFixed(1)} + ${floor.signUs.toFixed(1)} = ${floorUs.toFixed(1)} | **${(cpuUs / floorUs).toFixed(2)} ×** | ${per(gateSettled.cpuMs - gateBefore.cpuMs).toFixed(1)} | ${per(localnetAfter.cpuMs - localnetBefore.cpuMs).toFixed(0)} | ${rpcPer} |`,
         );
       }
     }
@@ -185,8 +190,8 @@ async function main(): Promise<void> {
       '',
       `\`node dist/bench/mint.js --wallets=${WALLETS} --connections=${CONNECTIONS} --seconds=${SECONDS} --rounds=${ROUNDS}${args.has('env') ? ` --env=${args.get('env')}` : ''}${GATE_DIST ? ` --gate-dist=${GATE_DIST}` : ''}\`: rule one blacklist leaf, default HOLDINGS_SCOPE; warm-up ${warmed.statusCounts['200'] ?? 0} co-signs. Once: ${WALLETS} never-seen wallets each minting once; warm: ${WALLETS} wallets minting again for ${SECONDS} s. Floor = one ed25519 verify + one sign (CPU time), measured in the same round. Each phase starts once the tracker has settled every earlier reservation; its CPU is read from /proc over the timed requests.`,
       '',
-      '| round | phase | co-signs/s (200s; statuses) | p50 / p99 ms | gate CPU µs per co-sign (main thread) | floor µs: verify + sign | gate ÷ floor | gate CPU µs per co-sign until every reservation is settled (the tracker\'s confirmations and idle time included) | local chain CPU µs per co-sign |',
-      '|---|---|---|---|---|---|---|---|---|',
+      '| round | phase | co-signs/s (200s; statuses) | p50 / p99 ms | gate CPU µs per co-sign (main thread) | floor µs: verify + sign | gate ÷ floor | gate CPU µs per co-sign until every reservation is settled (the tracker\'s confirmations and idle time included) | local chain CPU µs per co-sign | RPC HTTP requests / calls per co-sign (the tracker\'s included) |',
+      '|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
       `Once: ${range(summary.once)}; warm: ${range(summary.warm)}.`,

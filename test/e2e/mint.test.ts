@@ -204,10 +204,14 @@ describe('POST /x404_mint/<name>', () => {
     await settled();
     const wallet = await fundedWallet(launch.localnet.url);
     const old = await genesisMint(wallet);
+    // The blockhash decides before the rule: a wallet the rule refuses hears of its expired blockhash.
+    const banned = await fundedWallet(launch.localnet.url, Keypair.fromSecretKey(demoWallet('banned-holder').secretKey));
+    const oldOfBanned = await genesisMint(banned);
     await localnetAdmin(launch.localnet.url, 'blocks', { advance: 160 });
     const expired = await postMint(launch.gateUrl, 'genesis', old);
     expect(expired.status).toBe(400);
     expect(expired.body.error).toBe('BLOCKHASH_EXPIRED');
+    expect((await postMint(launch.gateUrl, 'genesis', oldOfBanned)).body.error).toBe('BLOCKHASH_EXPIRED');
 
     const forged = await genesisMint(wallet);
     forged[1 + 5] = forged[1 + 5]! ^ 0xff;
@@ -256,9 +260,17 @@ describe('POST /x404_mint/<name>', () => {
     const first = await postMint(launch.gateUrl, 'tiny', of('tiny'));
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     const second = await fundedWallet(launch.localnet.url);
+    const mark = launch.localnet.calls().last;
     const soldOut = await postMint(launch.gateUrl, 'tiny', buildTokenMint({ payer: second, gate: gate(), mint: launch.mints.tiny!, amount: 1n, blockhash }));
     expect(soldOut.status).toBe(403);
     expect(soldOut.body.error).toBe('SOLD_OUT');
+    // Counts that refuse read nothing of the wallet: a crowd after SOLD_OUT costs the chain no rule read.
+    // A later wallet's eligibility reads the rule through the same queue, so any read of `second` is answered before its.
+    const third = Keypair.generate().publicKey.toBase58();
+    expect((await getMint(launch.gateUrl, `genesis?wallet=${third}`)).body.wallet).toMatchObject({ eligible: true });
+    const read = JSON.stringify(launch.localnet.calls(mark).calls.map((call) => call.params));
+    expect(read).toContain(third);
+    expect(read).not.toContain(second.publicKey.toBase58());
   });
 
   it('refuses bodies that are not {transaction}, and methods other than GET and POST', async () => {

@@ -41,7 +41,8 @@ export async function startMintLaunch(options: {
   /** Token name → the address of its mint authority, when not the signer's. */
   authorities?: Record<string, string>;
 }): Promise<MintLaunch> {
-  const localnet = await startLocalnet({ port: 0 });
+  // Its call log lets a test see which reads a request made.
+  const localnet = await startLocalnet({ port: 0, recordCalls: 10_000 });
   const dir = mkdtempSync(join(tmpdir(), 'x404-mint-'));
   const signer = Keypair.generate();
   writeKeypairFile(join(dir, 'signer.json'), signer);
