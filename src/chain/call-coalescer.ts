@@ -42,12 +42,13 @@ export class CallCoalescer {
    * `shared`: calls of one window with the same method, params and minSlot go out once and all get
    * its answer, as they would from one node at one moment (the caller's `parse` must not depend on
    * who asked: the first caller's is used). For the co-signs' blockhash calls, which a launch's
-   * concurrent co-signs make alike.
+   * concurrent co-signs make alike. `paramsJson`: `params` already serialized (RpcRequest.paramsJson).
    */
-  call<T>(method: string, params: RpcRequest['params'], parse: RpcRequest<T>['parse'], deadlineMs = Infinity, minSlot = 0, shared = false): Promise<T> {
+  call<T>(method: string, params: RpcRequest['params'], parse: RpcRequest<T>['parse'], deadlineMs = Infinity, minSlot = 0, shared = false, paramsJson?: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const shareKey = shared ? `${method} ${minSlot} ${JSON.stringify(params)}` : undefined;
-      this.queue.push({ request: { method, params, parse, minSlot }, shareKey, deadline: deadlineMs, settled: false, resolve: resolve as (result: unknown) => void, reject });
+      const shareKey = shared ? `${method} ${minSlot} ${paramsJson ?? JSON.stringify(params)}` : undefined;
+      const request: RpcRequest = paramsJson === undefined ? { method, params, parse, minSlot } : { method, params, parse, minSlot, paramsJson };
+      this.queue.push({ request, shareKey, deadline: deadlineMs, settled: false, resolve: resolve as (result: unknown) => void, reject });
       this.window.joined();
     });
   }

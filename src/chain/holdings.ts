@@ -153,7 +153,7 @@ const METHOD = 'getTokenAccountsByOwner';
 export async function readTokenAccounts(calls: CallCoalescer, commitment: Config['rpcCommitment'], wallet: string, deadlineMs = Infinity, max = Infinity): Promise<OwnedTokenAccount[]> {
   const lists = await Promise.all(
     TOKEN_PROGRAM_IDS.map((programId) =>
-      calls.call(METHOD, [wallet, { programId }, listOptions(commitment)], (result) => listedTokenAccounts(result, { wallet, program: programId }, max), deadlineMs),
+      calls.call(METHOD, [wallet, { programId }, listOptions(commitment).value], (result) => listedTokenAccounts(result, { wallet, program: programId }, max), deadlineMs),
     ),
   );
   return bounded(distinct(overLimit(lists, wallet, max)), wallet, max);
@@ -184,7 +184,11 @@ export async function readTokenAccountsOfMints(
   for (const mint of mints) {
     const program = programs === undefined ? mintPrograms.knownProgramOf(mint)! : programs.get(mint)!;
     if (program === null) continue;
-    reads.push(calls.call(METHOD, [wallet, { mint }, listOptions(commitment)], (result) => listedTokenAccounts(result, { wallet, program, mint }, max), deadlineMs));
+    const options = listOptions(commitment);
+    // Serialized here, the options' JSON cached: a login's calls skip JSON.stringify (~0.9 µs each).
+    const paramsJson = `[${JSON.stringify(wallet)},{"mint":${JSON.stringify(mint)}},${options.json}]`;
+    const parse = (result: unknown): Listed => listedTokenAccounts(result, { wallet, program, mint }, max);
+    reads.push(calls.call(METHOD, [wallet, { mint }, options.value], parse, deadlineMs, 0, false, paramsJson));
   }
   const lists = reads.length === 1 ? [await reads[0]!] : await Promise.all(reads);
   return bounded(distinct(overLimit(lists, wallet, max)), wallet, max);
@@ -231,11 +235,18 @@ function bounded(accounts: OwnedTokenAccount[], wallet: string, max: number): Ow
   return accounts;
 }
 
-/** The same options object for every call of a commitment. */
-const LIST_OPTIONS = new Map<Config['rpcCommitment'], Readonly<Record<string, unknown>>>();
-function listOptions(commitment: Config['rpcCommitment']): Readonly<Record<string, unknown>> {
+/** The same options object for every call of a commitment, and its JSON. */
+interface ListOptions {
+  value: Readonly<Record<string, unknown>>;
+  json: string;
+}
+const LIST_OPTIONS = new Map<Config['rpcCommitment'], ListOptions>();
+function listOptions(commitment: Config['rpcCommitment']): ListOptions {
   let options = LIST_OPTIONS.get(commitment);
-  if (options === undefined) LIST_OPTIONS.set(commitment, (options = Object.freeze({ encoding: 'base64', commitment, dataSlice: TOKEN_ACCOUNT_SLICE })));
+  if (options === undefined) {
+    const value = Object.freeze({ encoding: 'base64', commitment, dataSlice: TOKEN_ACCOUNT_SLICE });
+    LIST_OPTIONS.set(commitment, (options = { value, json: JSON.stringify(value) }));
+  }
   return options;
 }
 

@@ -21,6 +21,11 @@ export interface RpcRequest<T = unknown> {
    * 0 or absent: none beyond the LAGGING_SLOTS check every reply passes.
    */
   minSlot?: number;
+  /**
+   * `params` as JSON.stringify writes them, when a hot caller has them already (most of them
+   * cached): the member's JSON is then concatenated around them, not serialized (~0.9 µs a call).
+   */
+  paramsJson?: string;
 }
 
 /** Where an answer came from. */

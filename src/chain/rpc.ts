@@ -130,8 +130,8 @@ export class RpcClient {
   async batch<T>(requests: readonly RpcRequest<T>[], deadlineMs = Infinity): Promise<RpcOutcome<T>[]> {
     const outcomes: RpcOutcome[] = new Array(requests.length);
     const sendable: Member[] = [];
-    requests.forEach(({ method, params, parse, minSlot }, index) => {
-      const member = this.member(index, method, params, parse, minSlot ?? 0);
+    requests.forEach(({ method, params, parse, minSlot, paramsJson }, index) => {
+      const member = this.member(index, method, params, parse, minSlot ?? 0, paramsJson);
       if (Buffer.byteLength(member.json) + 2 > MAX_BODY_BYTES) {
         outcomes[index] = { ok: false, error: upstreamUnavailable(`${method}: request over ${MAX_BODY_BYTES} bytes`) };
       } else {
@@ -305,8 +305,13 @@ export class RpcClient {
     this.observer.rpcError?.(method, 'method_refused');
   }
 
-  private member(index: number, method: string, params: RpcRequest['params'], parse: Member['parse'], minSlot: number): Member {
+  private member(index: number, method: string, params: RpcRequest['params'], parse: Member['parse'], minSlot: number, paramsJson?: string): Member {
     const id = this.nextId++;
-    return { index, id, method, json: JSON.stringify({ jsonrpc: '2.0', id, method, params }), parse, minSlot };
+    // The same bytes either way (the key order JSON.stringify writes).
+    const json =
+      paramsJson === undefined
+        ? JSON.stringify({ jsonrpc: '2.0', id, method, params })
+        : `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${paramsJson}}`;
+    return { index, id, method, json, parse, minSlot };
   }
 }
