@@ -10,11 +10,10 @@
  *
  * Not a test: the integrator does the run of record, alone on the machine.
  */
-import { createPrivateKey, createPublicKey, randomBytes, sign } from 'node:crypto';
+import { sign } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import bs58 from 'bs58';
 import { loadConfig } from '../src/config.js';
 import { createMintChain } from '../src/mint/chain.js';
 import { rebuildCounts } from '../src/mint/rebuild.js';
@@ -23,23 +22,13 @@ import { tokenMintTransaction, type MintConfiguration } from '../src/sdk/mint.js
 import { decodeTransaction } from '../src/transaction/decode.js';
 import { encodeMessage, encodeTransaction } from '../src/transaction/encode.js';
 import { startLocalnetProcess } from './processes.js';
+import { keypairFileText, randomWallet } from './wallets.js';
+
+const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 
 const args = new Map(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=') as [string, string]));
 const MINTS = Number(args.get('mints') ?? 2000);
 const PROFILE = args.get('profile') ?? 'history-batch-10';
-const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
-
-interface Wallet {
-  address: string;
-  privateKey: ReturnType<typeof createPrivateKey>;
-}
-
-function newWallet(): Wallet {
-  const seed = randomBytes(32);
-  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
-  return { address: bs58.encode(createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(12)), privateKey };
-}
 
 async function rpc(url: string, body: unknown): Promise<unknown> {
   return (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
@@ -49,9 +38,8 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(os.tmpdir(), 'x404-bench-rebuild-'));
   const localnet = await startLocalnetProcess({ LOCALNET_BLOCK_MS: '0' });
   try {
-    const signer = newWallet();
-    const seed = signer.privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(16);
-    writeFileSync(join(dir, 'signer.json'), JSON.stringify([...seed, ...bs58.decode(signer.address)]), { mode: 0o600 });
+    const signer = randomWallet();
+    writeFileSync(join(dir, 'signer.json'), keypairFileText(signer), { mode: 0o600 });
     const { address: mint } = (await localnet.admin('mint', { decimals: 0, program: 'token', mintAuthority: signer.address, supply: '0' })) as { address: string };
     const policies = join(dir, 'policies.json');
     writeFileSync(
@@ -68,7 +56,7 @@ async function main(): Promise<void> {
     const blockhash = ((await rpc(localnet.url, { jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [{ commitment: 'confirmed' }] })) as { result: { value: { blockhash: string } } }).result.value.blockhash;
     const sends: unknown[] = [];
     for (let i = 0; i < MINTS; i++) {
-      const wallet = newWallet();
+      const wallet = randomWallet();
       await localnet.admin('lamports', { address: wallet.address, lamports: '1000000000' });
       const message = encodeMessage(decodeTransaction(await tokenMintTransaction({ configuration, wallet: wallet.address, blockhash })).message);
       const wire = encodeTransaction([new Uint8Array(sign(null, message, wallet.privateKey)), new Uint8Array(sign(null, message, signer.privateKey))], message);

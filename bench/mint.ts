@@ -20,11 +20,10 @@
  * `--env=KEY=VALUE;…` sets the gate's environment, `--gate-dist=<dir>` runs another build of it. `--out` appends the report to the file (earlier runs are kept). Not a test: the integrator does
  * the run of record, alone on the machine.
  */
-import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
+import { createPublicKey, sign, verify } from 'node:crypto';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import bs58 from 'bs58';
 import type autocannon from 'autocannon';
 import { decodeTransaction } from '../src/transaction/decode.js';
 import { encodeMessage, encodeTransaction } from '../src/transaction/encode.js';
@@ -32,6 +31,7 @@ import { tokenMintTransaction, type MintConfiguration } from '../src/sdk/mint.js
 import { cpuMicrosPer } from './ceilings.js';
 import { runLoad } from './load.js';
 import { BENCH_JWT_SECRET, sampleProcess, startGateProcess, startLocalnetProcess } from './processes.js';
+import { keypairFileText, randomWallet, type BenchWallet } from './wallets.js';
 
 const args = new Map(
   process.argv.slice(2).map((arg) => {
@@ -51,35 +51,20 @@ const PROFILE_DIR = args.get('profile');
 /** Run the gate from another build (a copy of dist/ with a change to try, as bench/compare.ts). */
 const GATE_DIST = args.get('gate-dist');
 const GATE_ENV = Object.fromEntries((args.get('env') ?? '').split(';').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
-const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-
-interface Wallet {
-  address: string;
-  privateKey: ReturnType<typeof createPrivateKey>;
-}
-
-function newWallet(): Wallet {
-  const seed = randomBytes(32);
-  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
-  const address = bs58.encode(createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(12));
-  return { address, privateKey };
-}
-
-function keypairFile(path: string, wallet: Wallet): void {
-  const seed = wallet.privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(16);
-  writeFileSync(path, JSON.stringify([...seed, ...bs58.decode(wallet.address)]), { mode: 0o600 });
+function keypairFile(path: string, wallet: BenchWallet): void {
+  writeFileSync(path, keypairFileText(wallet), { mode: 0o600 });
 }
 
 /** The floor: one ed25519 verify (the wallet's) and one sign (the gate's) over a mint message, in CPU time. */
 function measureFloor(message: Uint8Array): { verifyUs: number; signUs: number } {
-  const key = newWallet();
+  const key = randomWallet();
   const publicKey = createPublicKey(key.privateKey);
   const signature = sign(null, message, key.privateKey);
   return { verifyUs: cpuMicrosPer(2000, () => verify(null, message, publicKey, signature)), signUs: cpuMicrosPer(2000, () => sign(null, message, key.privateKey)) };
 }
 
 /** Per wallet, `count` different signed transactions of the template (SetComputeUnitLimit differs), base64 bodies. */
-async function signedBodies(configuration: MintConfiguration, wallets: Wallet[], blockhash: string, count: number, offset: number): Promise<string[]> {
+async function signedBodies(configuration: MintConfiguration, wallets: BenchWallet[], blockhash: string, count: number, offset: number): Promise<string[]> {
   const bodies: string[] = [];
   for (const wallet of wallets) {
     const unsigned = decodeTransaction(await tokenMintTransaction({ configuration, wallet: wallet.address, blockhash, computeUnitLimit: 1 }));
@@ -100,7 +85,7 @@ async function main(): Promise<void> {
   const localnet = await startLocalnetProcess();
   let gate: Awaited<ReturnType<typeof startGateProcess>> | undefined;
   try {
-    const signer = newWallet();
+    const signer = randomWallet();
     keypairFile(join(dir, 'signer.json'), signer);
     const { address: mint } = (await localnet.admin('mint', { decimals: 0, program: 'token', mintAuthority: signer.address, supply: '0' })) as { address: string };
     const { address: banned } = (await localnet.admin('mint', { decimals: 0, program: 'token', supply: '0' })) as { address: string };
@@ -112,7 +97,7 @@ async function main(): Promise<void> {
         mints: { bench: { rule: 'launch', signer: 'signer.json', program: 'spl-token', mint, amount: '1', per_wallet: 1_000_000 } },
       }),
     );
-    const wallets = Array.from({ length: WALLETS }, newWallet);
+    const wallets = Array.from({ length: WALLETS }, randomWallet);
     for (const wallet of wallets) await localnet.admin('lamports', { address: wallet.address, lamports: '100000000000' });
     gate = await startGateProcess({ rpcUrl: localnet.url, jwtSecret: BENCH_JWT_SECRET, env: { ...GATE_ENV, POLICIES_FILE: join(dir, 'policies.json') }, ...(PROFILE_DIR ? { cpuProfileDir: PROFILE_DIR } : {}), ...(GATE_DIST ? { distRoot: GATE_DIST } : {}) });
     // Without Redis the gate rebuilds the mint's counts from the chain first (503 MINT_RECOUNTING
@@ -149,7 +134,7 @@ async function main(): Promise<void> {
     const summary = { once: [] as number[], warm: [] as number[] };
     for (let round = 1; round <= ROUNDS; round++) {
       // Once: never-seen wallets, one co-sign each, every request sent (funded before the timer).
-      const fresh = Array.from({ length: WALLETS }, newWallet);
+      const fresh = Array.from({ length: WALLETS }, randomWallet);
       for (const wallet of fresh) await localnet.admin('lamports', { address: wallet.address, lamports: '100000000000' });
       const onceBodies = await signedBodies(configuration, fresh, await latest(), 1, 0);
       // Warm: enough transactions for its length at a generous rate, with a blockhash valid for ~60 s.

@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { PublicKey, Transaction, TransactionInstruction } from '@solana/web3.js';
 import bs58 from 'bs58';
@@ -35,6 +35,12 @@ export function keyFromSeed(seed: Buffer): BenchWallet {
 export function benchWallets(count: number, family = 'wallet'): BenchWallet[] {
   return walletSeeds(count, family).map(keyFromSeed);
 }
+
+/** A wallet never seen before (a launch's buyers, a fresh co-signing key). */
+export const randomWallet = (): BenchWallet => keyFromSeed(randomBytes(32));
+
+/** A solana-keygen keypair file's text: the 32-byte seed, then the public key. */
+export const keypairFileText = (wallet: BenchWallet): string => JSON.stringify([...wallet.seed, ...wallet.publicKey]);
 
 export const FEATURE = 'blacklist';
 /** Where a feature (or a rule) signs in. */
