@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/token-programs.js';
 import { createChainReader } from '../../src/chain/reader.js';
 import type { FetchLike } from '../../src/chain/transport.js';
@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { GateError } from '../../src/errors.js';
 import { demoAddress, demoMint, demoWallet } from 'x404-localnet/fixture.js';
 import { startLocalnet, type LocalnetHandle } from 'x404-localnet/server.js';
+import { localnetAdmin } from '../helpers/token-transactions.js';
 
 /** HTTP requests and calls by method (the local chain also reports round trips per method, left out here). */
 const requestsAndCalls = ({ httpRequests, calls }: { httpRequests: number; calls: Record<string, number> }) => ({ httpRequests, calls });
@@ -497,11 +498,17 @@ describe('history and program accounts', () => {
 
 describe('one view of the chain per login (minContextSlot, context.slot)', () => {
   /** Nodes over the same chain state, each with its own ledger settings and call log. */
-  async function nodes(count: number): Promise<LocalnetHandle[]> {
-    const started = await Promise.all(Array.from({ length: count }, () => startLocalnet({ state: chain.state, recordCalls: 200 })));
+  const allNodes: LocalnetHandle[] = [];
+  async function nodes(count: number, options: { blockMs?: number } = {}): Promise<LocalnetHandle[]> {
+    const started = await Promise.all(Array.from({ length: count }, () => startLocalnet({ state: chain.state, recordCalls: 200, ...options })));
+    allNodes.push(...started);
     cleanups.push(() => Promise.all(started.map((node) => node.close())));
     return started;
   }
+  /** Every node here advances the slot they share: set the rate of all their clocks (0 stops them). */
+  const setClocks = async (blockMs: number): Promise<void> => {
+    await Promise.all([chain, ...allNodes].map((node) => localnetAdmin(node.url, 'blocks', { blockMs })));
+  };
   const cleanups: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
     await Promise.all(cleanups.map((cleanup) => cleanup()));
@@ -559,14 +566,18 @@ describe('one view of the chain per login (minContextSlot, context.slot)', () =>
   });
 
   it('a node a few slots short: that read waits for it to catch up, and the node serves other reads meanwhile', async () => {
-    const [node] = await nodes(1);
+    // The chain's slot stands still until the node catches up: "two slots short" then holds
+    // however long this machine takes (several clocks advance the shared slot otherwise).
+    const [node] = await nodes(1, { blockMs: 0 });
+    await setClocks(0);
+    onTestFinished(() => setClocks(400));
     const login = reader({ SOLANA_RPC_URL: node!.url, RPC_RETRIES: '1' }).withDeadline(Infinity);
     await login.getTokenBalances(wallet('clean'), [usdc]);
     node!.ledger.set({ slotsBehind: 2, laggingMethods: ['getSignaturesForAddress'] });
     const mark = node!.calls().last;
     const history = login.getSignaturesForAddress(wallet('young'), { limit: 10 });
     while (!node!.calls(mark).calls.some((call) => call.answer.startsWith('error -32016'))) await new Promise((resolve) => setTimeout(resolve, 5));
-    // Another read of the login, while the history read waits (two slots, 800 ms): not held up.
+    // Another read of the login, while the history read waits: not held up.
     const [account] = await login.getMultipleAccounts([wallet('clean')]);
     expect(account?.lamports).toBe(5_000_000_000);
     node!.ledger.set({ slotsBehind: 0 }); // the node catches up
