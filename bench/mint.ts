@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     let described = await fetch(`${gate.url}/x404_mint/bench`);
     for (let tries = 0; described.status === 503 && tries < 200; tries++) {
       await described.arrayBuffer();
-      await localnet.admin('blocks', { advance: 151 });
+      await localnet.admin('blocks', { advance: 183 });
       await new Promise((resolve) => setTimeout(resolve, 250));
       described = await fetch(`${gate.url}/x404_mint/bench`);
     }

@@ -19,8 +19,8 @@ import type { ReplySource } from '../chain/rpc-request.js';
  * the RPC"); one that does not match is retried and finally a 503, never a guess.
  */
 export interface MintChain {
-  /** Whether `blockhash` can still land a transaction, at `commitment`. */
-  isBlockhashValid(blockhash: string, commitment: Commitment, deadlineMs?: number): Promise<boolean>;
+  /** Whether `blockhash` can still land a transaction, at `commitment`, and the slot of the bank that answered. */
+  isBlockhashValid(blockhash: string, commitment: Commitment, deadlineMs?: number): Promise<{ valid: boolean; slot: number }>;
   /**
    * The latest blockhash's lastValidBlockHeight at `commitment` (no transaction whose blockhash that
    * bank knows can land after it), and the slot of the bank that answered.
@@ -100,8 +100,9 @@ export function createMintChain(config: Config, options: { fetch?: FetchLike; ob
     params: [blockhash, { commitment }],
     parse: (result: unknown) => {
       const value = contextValue(result, 'isBlockhashValid');
-      if (typeof value !== 'boolean') throw malformed('isBlockhashValid', 'value is not a boolean');
-      return value;
+      const slot = contextSlot(result);
+      if (typeof value !== 'boolean' || slot === undefined) throw malformed('isBlockhashValid', 'expected {context: {slot}, value: boolean}');
+      return { valid: value, slot };
     },
   });
   return {

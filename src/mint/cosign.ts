@@ -156,14 +156,17 @@ export class MintService {
     const { config, store, mintChain } = this.deps;
     const chain = this.deps.chain.withDeadline(deadline);
     const blockhash = encodeBase58(tx.message.recentBlockhash);
-    const [valid, bound, counts, slot] = await Promise.all([
+    const [validity, bound, counts, slot] = await Promise.all([
       mintChain.isBlockhashValid(blockhash, 'confirmed', deadline),
       mintChain.latestBound('confirmed', deadline),
       this.store(() => store.counts(mint.name, feePayer), mint.name),
       mint.template.program === 'candy-guard' || mint.template.program === 'core-candy-guard' ? this.signerSlot(mint, chain) : undefined,
     ]);
-    if (!valid) await refuseBlockhash(mintChain, blockhash, deadline);
-    const { lastValidBlockHeight } = bound;
+    if (!validity.valid) await refuseBlockhash(mintChain, blockhash, deadline);
+    // The two reads may come from different nodes: a bank newer than the one that gave the bound
+    // can know a newer blockhash. Block height grows at most one a slot, so the slots between
+    // them keep the bound an upper bound for this transaction's blockhash.
+    const lastValidBlockHeight = bound.lastValidBlockHeight + Math.max(0, validity.slot - bound.slot);
     if (slot !== undefined) {
       if (!isSignerKey(slot, mint.signer.publicKey)) {
         throw new GateError(500, 'MINT_MISCONFIGURED', `Mint ${mint.name}: the candy guard's thirdPartySigner is not this gate's signer ${mint.signer.address}; nothing was co-signed`);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LAGGING_SLOTS } from '../chain/slot-view.js';
 import type { MintChain } from './chain.js';
 import { rebuildCounts } from './rebuild.js';
 import type { ReservationStore } from './store.js';
@@ -11,7 +12,8 @@ import type { MintConfig } from './types.js';
  * GET answer 503 MINT_RECOUNTING with Retry-After; nothing is co-signed on a guess.
  *
  * On the tracker's timer, for each lost mint:
- * 1. the bound: getLatestBlockhash at `confirmed`, read once when the loss is seen. Every
+ * 1. the bound: getLatestBlockhash at `confirmed`, read once when the loss is seen, plus
+ *    LAGGING_SLOTS for a node behind the one that accepted. Every
  *    transaction the gate accepted before had a blockhash valid at `confirmed` then, so none can
  *    land past this lastValidBlockHeight;
  * 2. wait until the block height at `confirmed` is past it: the signer's history is then final;
@@ -106,7 +108,9 @@ export class Recounts {
       this.lost.delete(name);
       return;
     }
-    state.bound ??= (await chain.latestBound('confirmed')).lastValidBlockHeight;
+    // The node that answers may be behind the one that accepted an earlier blockhash: the slots a
+    // node may lag before the gate skips it are added (block height grows at most one a slot).
+    state.bound ??= (await chain.latestBound('confirmed')).lastValidBlockHeight + LAGGING_SLOTS;
     const { height, slot } = await chain.confirmedHeight();
     state.height = height;
     if (height <= state.bound) return;

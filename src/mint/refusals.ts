@@ -7,7 +7,7 @@ import type { Recounts } from './recount.js';
  * judges every reservation at `confirmed` (settle.ts), so it accepts only what that bank knows.
  */
 export async function refuseBlockhash(chain: MintChain, blockhash: string, deadlineMs: number): Promise<never> {
-  if (await chain.isBlockhashValid(blockhash, 'processed', deadlineMs)) {
+  if ((await chain.isBlockhashValid(blockhash, 'processed', deadlineMs)).valid) {
     throw new GateError(400, 'BLOCKHASH_NOT_CONFIRMED', 'The transaction\'s blockhash is not yet valid at the confirmed commitment; build it with a blockhash from getLatestBlockhash at "confirmed" (or "finalized")');
   }
   throw new GateError(400, 'BLOCKHASH_EXPIRED', 'The transaction\'s blockhash is no longer valid; build it again with a recent blockhash from getLatestBlockhash at "confirmed"');

@@ -88,7 +88,7 @@ export async function startMintLaunch(options: {
  * store, a lost Redis store) answers 503 MINT_RECOUNTING until every blockhash that could have been
  * in flight has expired and the counts are rebuilt from the chain (and 503 UPSTREAM_UNAVAILABLE
  * while the mint's on-chain authority is not read yet). The chain's blocks are advanced
- * past any such blockhash (151) while it waits, rather than waiting a minute of blocks.
+ * past any such blockhash (150 + 1, and 32 for a lagging node) while it waits, rather than waiting a minute of blocks.
  */
 export async function waitForCounts(gateUrl: string, localnetUrl: string, names: readonly string[], timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -98,7 +98,7 @@ export async function waitForCounts(gateUrl: string, localnetUrl: string, names:
       // Anything but a 503 is the mint's own answer (200, or 500 for a mint the test misconfigures on purpose).
       if (reply.status !== 503) break;
       if (Date.now() > deadline) throw new Error(`timed out waiting for mint ${name}'s counts to be rebuilt`);
-      await advanceBlocks(localnetUrl, 151);
+      await advanceBlocks(localnetUrl, 183);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }

@@ -52,7 +52,7 @@ function service(guardAccount: (program: CandyProgram) => AccountInfo | null, si
     getMultipleAccounts: async (keys: readonly string[]) => keys.map((key) => guardAccount(key === guards['candy-guard'].toBase58() ? 'candy-guard' : 'core-candy-guard')),
   } as unknown as ChainReader;
   const mintChain: MintChain = {
-    isBlockhashValid: async () => true,
+    isBlockhashValid: async () => ({ valid: true, slot: 1 }),
     latestBound: async () => ({ lastValidBlockHeight: 1234, slot: 7 }),
     confirmedHeight: async () => ({ height: 1000, slot: 7 }),
     simulate: async (transaction) => {

@@ -60,7 +60,7 @@ async function dev(): Promise<void> {
   writeFileSync(minterFile, JSON.stringify([...minter.secretKey]));
   // The demo launch's mints exist on the embedded chain only, under the demo POLICIES_FILE.
   const demoLaunch = process.env.POLICIES_FILE === undefined && embeddedChain;
-  if (demoLaunch) await fastForwardRecount(base, Object.keys(DEMO_LAUNCH_MINTS), () => localnet.blocks.advance(151));
+  if (demoLaunch) await fastForwardRecount(base, Object.keys(DEMO_LAUNCH_MINTS), () => localnet.blocks.advance(183));
 
   const chainLine = embeddedChain ? `local chain on ${localnet.url}` : `reading ${redactUrl(config.rpcUrls[0] as string)}${config.rpcUrls.length > 1 ? ` (+${config.rpcUrls.length - 1} more)` : ''}`;
   const lines = [
