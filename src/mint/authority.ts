@@ -2,7 +2,7 @@ import type { AccountInfo, ChainReader } from '../chain/types.js';
 import { GateError, upstreamUnavailable } from '../errors.js';
 import { encodeBase58 } from '../lib/base58-encode.js';
 import { equalBytes } from '../lib/bytes.js';
-import { CandyGuardUnreadable, isSignerKey, readSignerSlot } from './candy-guard.js';
+import { CandyGuardUnreadable, isSignerKey, readSignerSlot, type SignerSlot } from './candy-guard.js';
 import { PROGRAM_IDS } from './template-programs.js';
 import type { MintConfig } from './types.js';
 
@@ -47,18 +47,24 @@ export function authorityProblem(mint: MintConfig, account: AccountInfo | null |
     if (!equalBytes(read.mintAuthority, mint.signer.publicKey)) return `the token mint ${mint.token.mint}'s mint authority is ${encodeBase58(read.mintAuthority)}, not this gate's signer ${mint.signer.address}`;
     return undefined;
   }
+  const slot = readGuardSlot(mint, account);
+  if (typeof slot === 'string') return slot;
+  if (!isSignerKey(slot, mint.signer.publicKey)) return `the candy guard ${encodeBase58(mint.template.candyGuard!)}'s thirdPartySigner is not this gate's signer ${mint.signer.address}`;
+  return undefined;
+}
+
+/** A candy template's guard set, read from its candy guard account, or a sentence saying why it cannot be. */
+export function readGuardSlot(mint: MintConfig, account: AccountInfo | null | undefined): SignerSlot | string {
   const program = mint.program as 'candy-guard' | 'core-candy-guard';
   const guard = encodeBase58(mint.template.candyGuard!);
   const owner = program === 'candy-guard' ? PROGRAM_IDS.candyGuard : PROGRAM_IDS.coreCandyGuard;
   if (account === null || account === undefined || account.owner !== owner) return `the candy guard ${guard} is not a ${program} account on this chain`;
   try {
-    const slot = readSignerSlot(account.data, program, mint.template.group);
-    if (!isSignerKey(slot, mint.signer.publicKey)) return `the candy guard ${guard}'s thirdPartySigner is not this gate's signer ${mint.signer.address}`;
+    return readSignerSlot(account.data, program, mint.template.group);
   } catch (error) {
     if (error instanceof CandyGuardUnreadable) return `the candy guard ${guard} cannot be read (${error.message})`;
     throw error;
   }
-  return undefined;
 }
 
 /** The account holding a mint's on-chain role: the token mint, or the candy guard. */

@@ -105,6 +105,27 @@ export function createMintChain(config: Config, options: { fetch?: FetchLike; ob
       return { valid: value, slot };
     },
   });
+  /** getSignatureStatuses in calls of at most 256, one JSON-RPC batch; each chunk with the endpoint that answered it. */
+  const statusChunks = async (signatures: readonly string[], searchTransactionHistory: boolean, minSlot?: number) => {
+    const chunks: string[][] = [];
+    for (let i = 0; i < signatures.length; i += MAX_STATUSES_PER_CALL) chunks.push(signatures.slice(i, i + MAX_STATUSES_PER_CALL));
+    const outcomes = await rpc.batch(
+      chunks.map((chunk) => ({
+        method: 'getSignatureStatuses',
+        params: [chunk, { searchTransactionHistory }],
+        ...(minSlot === undefined ? {} : { minSlot }),
+        parse: (result: unknown, source: ReplySource) => {
+          const value = contextValue(result, 'getSignatureStatuses');
+          if (!Array.isArray(value) || value.length !== chunk.length) throw malformed('getSignatureStatuses', 'expected one status per signature');
+          return { statuses: value.map(parseStatus), endpoint: source.endpoint };
+        },
+      })),
+    );
+    return outcomes.map((outcome) => {
+      if (!outcome.ok) throw outcome.error;
+      return outcome.result;
+    });
+  };
   return {
     isBlockhashValid: (blockhash, commitment, deadlineMs) => {
       const request = isBlockhashValid(blockhash, commitment);
@@ -169,46 +190,15 @@ export function createMintChain(config: Config, options: { fetch?: FetchLike; ob
       ),
 
     async signatureStatuses(signatures) {
-      const chunks: string[][] = [];
-      for (let i = 0; i < signatures.length; i += MAX_STATUSES_PER_CALL) chunks.push(signatures.slice(i, i + MAX_STATUSES_PER_CALL));
-      const outcomes = await rpc.batch(
-        chunks.map((chunk) => ({
-          method: 'getSignatureStatuses',
-          params: [chunk, { searchTransactionHistory: false }],
-          parse: (result: unknown) => {
-            const value = contextValue(result, 'getSignatureStatuses');
-            if (!Array.isArray(value) || value.length !== chunk.length) throw malformed('getSignatureStatuses', 'expected one status per signature');
-            return value.map(parseStatus);
-          },
-        })),
-      );
-      return outcomes.flatMap((outcome) => {
-        if (!outcome.ok) throw outcome.error;
-        return outcome.result;
-      });
+      return (await statusChunks(signatures, false)).flatMap((chunk) => chunk.statuses);
     },
 
     async historyStatuses(signatures, minSlot) {
       // A node behind `minSlot` (the bank the caller read the height at) answers again elsewhere.
-      const chunks: string[][] = [];
-      for (let i = 0; i < signatures.length; i += MAX_STATUSES_PER_CALL) chunks.push(signatures.slice(i, i + MAX_STATUSES_PER_CALL));
-      const outcomes = await rpc.batch(
-        chunks.map((chunk) => ({
-          method: 'getSignatureStatuses',
-          params: [chunk, { searchTransactionHistory: true }],
-          minSlot,
-          parse: (result: unknown, source: ReplySource) => {
-            const value = contextValue(result, 'getSignatureStatuses');
-            if (!Array.isArray(value) || value.length !== chunk.length) throw malformed('getSignatureStatuses', 'expected one status per signature');
-            return { statuses: value.map(parseStatus), endpoint: source.endpoint };
-          },
-        })),
-      );
       const out: { status: SignatureStatus | null; historyFrom: number }[] = [];
-      for (const outcome of outcomes) {
-        if (!outcome.ok) throw outcome.error;
-        const { firstSlot } = await rpc.historyHorizon(outcome.result.endpoint);
-        for (const status of outcome.result.statuses) out.push({ status, historyFrom: firstSlot });
+      for (const { statuses, endpoint } of await statusChunks(signatures, true, minSlot)) {
+        const { firstSlot } = await rpc.historyHorizon(endpoint);
+        for (const status of statuses) out.push({ status, historyFrom: firstSlot });
       }
       return out;
     },

@@ -1,7 +1,6 @@
 import { sign } from 'node:crypto';
 import { associatedTokenAddress, isAtaCached, rememberAssociatedTokenAddress } from '../chain/ata.js';
 import type { ChainReader } from '../chain/types.js';
-import { PROGRAM_IDS } from './template-programs.js';
 import type { Config } from '../config.js';
 import { GateError, upstreamUnavailable } from '../errors.js';
 import { answerReserveMs } from '../gate/login-deadline.js';
@@ -10,15 +9,15 @@ import { decodeBase58 } from '../lib/base58.js';
 import { encodeBase58 } from '../lib/base58-encode.js';
 import type { PolicySet } from '../policy/types.js';
 import type { SignatureVerifier } from '../signature/verifier.js';
-import { CandyGuardUnreadable, isSignerKey, readSignerSlot, type SignerSlot } from './candy-guard.js';
+import { isSignerKey, type SignerSlot } from './candy-guard.js';
 import type { MintChain } from './chain.js';
 import { checkTemplate, confirmDestination, confirmSignerSlot, type TemplateMatch } from './check.js';
-import type { MintAuthorityWatch } from './authority.js';
+import { readGuardSlot, type MintAuthorityWatch } from './authority.js';
 import { checkCondition } from './condition.js';
 import { WalletEligibilityCheck } from './eligibility.js';
 import { checkOnchainSupply, remainingFor } from './supply.js';
 import { ReservationCountsLost, ReservationStoreUnavailable, type ReservationStore } from './store.js';
-import { recounting, refuseBlockhash } from './refusals.js';
+import { checkCounts, checkWindow, limitReached, recounting, refuseBlockhash, soldOut } from './refusals.js';
 import type { Recounts } from './recount.js';
 import { WalletTurns } from './wallet-turns.js';
 import { MAX_MINT_BODY_BYTES } from '../contract/mint.js';
@@ -99,7 +98,6 @@ export class MintService {
       chain: deps.chain,
       now: deps.now,
       counts: (mint, wallet) => this.store(() => deps.store.counts(mint.name, wallet), mint.name),
-      checkWindow,
     });
   }
 
@@ -173,8 +171,7 @@ export class MintService {
       }
       judge(() => confirmSignerSlot(match, slot.slot));
     }
-    if (mint.supply !== undefined && counts.issued + counts.reserved >= mint.supply) throw soldOut(mint);
-    if (counts.wallet >= mint.perWallet) throw limitReached(mint, counts.wallet);
+    checkCounts(mint, counts);
 
     // Beside the rule's reads: the token mint's supply on-chain, for max_onchain_supply (supply.ts).
     const supplyRead = checkOnchainSupply(mint, chain, counts.reserved);
@@ -258,16 +255,9 @@ export class MintService {
     const cached = this.slots.get(key);
     if (cached !== undefined && this.deps.now() - cached.at < CANDY_GUARD_TTL_MS) return cached.slot;
     const slot = chain.getMultipleAccounts([guard]).then(([account]) => {
-      const owner = program === 'candy-guard' ? PROGRAM_IDS.candyGuard : PROGRAM_IDS.coreCandyGuard;
-      if (account === null || account === undefined || account.owner !== owner) {
-        throw new GateError(500, 'MINT_MISCONFIGURED', `Mint ${mint.name}: the candy guard ${guard} is not a ${program} account on this chain; nothing was co-signed`);
-      }
-      try {
-        return readSignerSlot(account.data, program, mint.template.group);
-      } catch (error) {
-        if (error instanceof CandyGuardUnreadable) throw new GateError(500, 'MINT_MISCONFIGURED', `Mint ${mint.name}: the candy guard ${guard} cannot be read (${error.message}); nothing was co-signed`);
-        throw error;
-      }
+      const read = readGuardSlot(mint, account);
+      if (typeof read === 'string') throw new GateError(500, 'MINT_MISCONFIGURED', `Mint ${mint.name}: ${read}; nothing was co-signed`);
+      return read;
     });
     this.slots.set(key, { at: this.deps.now(), slot });
     // A failed read is not kept.
@@ -322,19 +312,6 @@ function judge<T>(work: () => T): T {
 function invalidTransaction(reason: string, message: string): GateError {
   return new GateError(400, 'INVALID_TRANSACTION', `The transaction is not this mint's: ${message}`, { extra: { reason } });
 }
-
-function checkWindow(mint: MintConfig, nowMs: number): void {
-  if (mint.startMs !== undefined && nowMs < mint.startMs) {
-    throw new GateError(403, 'MINT_NOT_STARTED', `Mint ${mint.name} opens at ${new Date(mint.startMs).toISOString()}`, { extra: { start: new Date(mint.startMs).toISOString() } });
-  }
-  if (mint.endMs !== undefined && nowMs >= mint.endMs) {
-    throw new GateError(403, 'MINT_ENDED', `Mint ${mint.name} closed at ${new Date(mint.endMs).toISOString()}`, { extra: { end: new Date(mint.endMs).toISOString() } });
-  }
-}
-
-const soldOut = (mint: MintConfig): GateError => new GateError(403, 'SOLD_OUT', `Mint ${mint.name} has issued or reserved all ${mint.supply} mints`);
-const limitReached = (mint: MintConfig, used: number): GateError =>
-  new GateError(403, 'MINT_LIMIT_REACHED', `This wallet has ${used} of its ${mint.perWallet} mint${mint.perWallet === 1 ? '' : 's'} of ${mint.name} issued or reserved`, { extra: { perWallet: mint.perWallet } });
 
 function decodeAddress(text: string): Uint8Array {
   const bytes = decodeBase58(text);

@@ -5,6 +5,7 @@ import { answerReserveMs } from '../gate/login-deadline.js';
 import { decodeBase58 } from '../lib/base58.js';
 import { LruCache } from '../lib/lru-cache.js';
 import { checkCondition } from './condition.js';
+import { checkCounts, checkWindow } from './refusals.js';
 import type { MintCounts } from './store.js';
 import { checkOnchainSupply, remainingFor } from './supply.js';
 import type { MintConfig } from './types.js';
@@ -34,8 +35,6 @@ export interface EligibilityDependencies {
   chain: ChainReader;
   now(): number;
   counts(mint: MintConfig, wallet: string): Promise<MintCounts>;
-  /** The POST's window check (throws its 403). */
-  checkWindow(mint: MintConfig, nowMs: number): void;
 }
 
 export class WalletEligibilityCheck {
@@ -65,9 +64,8 @@ export class WalletEligibilityCheck {
     const counts = await this.deps.counts(mint, address);
     const remaining = remainingFor(mint, counts);
     try {
-      this.deps.checkWindow(mint, this.deps.now());
-      if (mint.supply !== undefined && counts.issued + counts.reserved >= mint.supply) throw new GateError(403, 'SOLD_OUT', `Mint ${mint.name} has issued or reserved all ${mint.supply} mints`);
-      if (counts.wallet >= mint.perWallet) throw new GateError(403, 'MINT_LIMIT_REACHED', `This wallet has ${counts.wallet} of its ${mint.perWallet} mints of ${mint.name} issued or reserved`);
+      checkWindow(mint, this.deps.now());
+      checkCounts(mint, counts);
       await checkOnchainSupply(mint, chain, counts.reserved);
       await checkCondition(mint.condition, { address, publicKey }, { chain, config, now: this.deps.now, deadlineMs: deadline, latitude: undefined, longitude: undefined });
     } catch (error) {

@@ -1,6 +1,8 @@
 import { GateError } from '../errors.js';
 import type { MintChain } from './chain.js';
 import type { Recounts } from './recount.js';
+import type { MintCounts } from './store.js';
+import type { MintConfig } from './types.js';
 
 /**
  * A blockhash not valid at `confirmed`: too new (valid at `processed` only) or too old. The gate
@@ -21,3 +23,24 @@ export function recounting(mint: string, recounts: Recounts | undefined): GateEr
     headers: { 'Retry-After': String(seconds) },
   });
 }
+
+/** The time window, on the gate's clock (403 MINT_NOT_STARTED / MINT_ENDED). */
+export function checkWindow(mint: MintConfig, nowMs: number): void {
+  if (mint.startMs !== undefined && nowMs < mint.startMs) {
+    throw new GateError(403, 'MINT_NOT_STARTED', `Mint ${mint.name} opens at ${new Date(mint.startMs).toISOString()}`, { extra: { start: new Date(mint.startMs).toISOString() } });
+  }
+  if (mint.endMs !== undefined && nowMs >= mint.endMs) {
+    throw new GateError(403, 'MINT_ENDED', `Mint ${mint.name} closed at ${new Date(mint.endMs).toISOString()}`, { extra: { end: new Date(mint.endMs).toISOString() } });
+  }
+}
+
+/** The counts' pre-check (the reservation decides): 403 SOLD_OUT, MINT_LIMIT_REACHED. */
+export function checkCounts(mint: MintConfig, counts: MintCounts): void {
+  if (mint.supply !== undefined && counts.issued + counts.reserved >= mint.supply) throw soldOut(mint);
+  if (counts.wallet >= mint.perWallet) throw limitReached(mint, counts.wallet);
+}
+
+export const soldOut = (mint: MintConfig): GateError => new GateError(403, 'SOLD_OUT', `Mint ${mint.name} has issued or reserved all ${mint.supply} mints`);
+
+export const limitReached = (mint: MintConfig, used: number): GateError =>
+  new GateError(403, 'MINT_LIMIT_REACHED', `This wallet has ${used} of its ${mint.perWallet} mint${mint.perWallet === 1 ? '' : 's'} of ${mint.name} issued or reserved`, { extra: { perWallet: mint.perWallet } });
